@@ -1,0 +1,42 @@
+"""The `mineclip` command: each subcommand is a module with `main(argv) -> int`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "demo": ("mineclip.demo", "build the full and tiny models and score prompts against a clip"),
+    "pipeline": ("mineclip.pipeline", "record play, train, export and evaluate on the built-in default"),
+    "data": ("mineclip.data.cli", "build WebDataset shards from videos + transcripts; inspect shards"),
+    "tasks": ("mineclip.tasks.cli", "the crafter task suite: list, show, record, evalset, clips"),
+    "train": ("mineclip.train.cli", "contrastive training (Lightning CLI, same as train.py)"),
+    "export": ("mineclip.export.cli", "checkpoint -> reward/judge artifact (safetensors + JSON)"),
+    "eval": ("mineclip.evaluate.cli", "F1 of the success judge on labelled trajectories (same as eval.py)"),
+    "rl": ("mineclip.rl.cli", "PPO on the task suite with the learned reward"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: mineclip COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "Run `mineclip COMMAND --help` for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"mineclip: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Video encoding (H.264 mp4 through PyAV) and decoding (decord), from and to uint8 arrays.
+
+Frames are always uint8 RGB arrays shaped [T, H, W, 3].
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+
+
+class VideoDecodeError(ValueError):
+    """A video could not be decoded (truncated, corrupt, empty or unknown format)."""
+
+
+def _check_frames(frames: np.ndarray) -> np.ndarray:
+    frames = np.asarray(frames)
+    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[-1] != 3 or len(frames) == 0:
+        raise ValueError(f"expected uint8 frames [T, H, W, 3] with T >= 1, got {frames.dtype} {list(frames.shape)}")
+    return frames
+
+
+def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str = "veryfast") -> bytes:
+    """Encode frames as an H.264 mp4 (yuv420p) and return its bytes."""
+    import av
+
+    frames = _check_frames(frames)
+    _, h, w, _ = frames.shape
+    if h % 2 or w % 2:
+        raise ValueError(f"H.264 yuv420p needs even height and width, got {h}x{w}")
+    buf = io.BytesIO()
+    with av.open(buf, mode="w", format="mp4") as container:
+        rate = _fps_fraction(fps)
+        stream = container.add_stream("libx264", rate=rate)
+        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+        stream.options = {"crf": str(crf), "preset": preset, "tune": "fastdecode"}
+        for frame in frames:
+            for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return buf.getvalue()
+
+
+def _fps_fraction(fps: float):
+    from fractions import Fraction
+
+    return Fraction(fps).limit_denominator(1001)
+
+
+def write_mp4(path: str | os.PathLike, frames: np.ndarray, fps: float = 8.0, **kwargs) -> Path:
+    """Write frames to an mp4 file atomically (a partial file never carries the final name)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(encode_mp4(frames, fps=fps, **kwargs))
+    os.replace(tmp, path)
+    return path
+
+
+def _reader(source: str | os.PathLike | bytes):
+    import decord
+
+    try:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            if len(source) == 0:
+                raise VideoDecodeError("empty video bytes")
+            return decord.VideoReader(io.BytesIO(bytes(source)), ctx=decord.cpu(0), num_threads=1)
+        path = Path(source)
+        if not path.is_file():
+            raise VideoDecodeError(f"video file not found: {path}")
+        return decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
+    except VideoDecodeError:
+        raise
+    except Exception as e:  # decord raises its own DECORDError and RuntimeError kinds
+        raise VideoDecodeError(f"cannot open video {_describe(source)}: {e}") from e
+
+
+def _describe(source) -> str:
+    return f"<{len(source)} bytes>" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
+
+
+def video_info(source: str | os.PathLike | bytes) -> dict:
+    """Frame count, fps, duration in seconds, height and width of a video."""
+    vr = _reader(source)
+    n = len(vr)
+    if n == 0:
+        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
+    fps = float(vr.get_avg_fps()) or 0.0
+    h, w = vr[0].shape[:2]
+    return {"frames": n, "fps": fps, "duration": n / fps if fps > 0 else 0.0, "height": h, "width": w}
+
+
+def decode_video(
+    source: str | os.PathLike | bytes,
+    indices: list[int] | np.ndarray | None = None,
+    num_frames: int | None = None,
+) -> np.ndarray:
+    """Decode a video to uint8 [T, H, W, 3]: all frames, the given indices, or `num_frames` sampled uniformly."""
+    vr = _reader(source)
+    n = len(vr)
+    if n == 0:
+        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
+    if indices is None:
+        indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
+    indices = np.asarray(indices, dtype=np.int64)
+    if len(indices) and (indices.min() < 0 or indices.max() >= n):
+        raise VideoDecodeError(f"frame indices out of range for a {n}-frame video: {indices.min()}..{indices.max()}")
+    try:
+        frames = vr.get_batch(list(indices)).asnumpy()
+    except Exception as e:
+        raise VideoDecodeError(f"cannot decode frames of {_describe(source)}: {e}") from e
+    return np.ascontiguousarray(frames, dtype=np.uint8)
+
+
+def uniform_indices(num_available: int, num_frames: int) -> np.ndarray:
+    """`num_frames` indices spread uniformly over `num_available` frames (segment centres)."""
+    if num_available < 1 or num_frames < 1:
+        raise ValueError(f"need at least one frame, got {num_available} available, {num_frames} asked")
+    edges = np.linspace(0, num_available, num_frames + 1)
+    return np.minimum(((edges[:-1] + edges[1:]) / 2).astype(np.int64), num_available - 1)
+
+
+def open_video(source: str | os.PathLike | bytes):
+    """Open a video once for repeated frame access; returns a decord VideoReader (len, get_batch, get_avg_fps)."""
+    vr = _reader(source)
+    if len(vr) == 0:
+        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
+    return vr
+
+
+ASPECT_MODES = ("crop", "pad", "stretch")
+
+
+def resize_frames(frames: np.ndarray, size: tuple[int, int], aspect: str = "crop") -> np.ndarray:
+    """Resize uint8 [T, H, W, 3] frames to size (height, width).
+
+    aspect: "crop" scales to cover then centre-crops, "pad" scales to fit then pads with black,
+    "stretch" ignores the aspect ratio.
+    """
+    frames = _check_frames(frames)
+    out_h, out_w = size
+    _, h, w, _ = frames.shape
+    if aspect not in ASPECT_MODES:
+        raise ValueError(f"aspect must be one of {ASPECT_MODES}, got {aspect!r}")
+    if (h, w) == (out_h, out_w):
+        return frames
+    if aspect == "stretch":
+        return crop_resize(frames, (0, 0, h, w), size)
+    if aspect == "crop":
+        scale = max(out_h / h, out_w / w)
+        ch, cw = min(h, round(out_h / scale)), min(w, round(out_w / scale))
+        top, left = (h - ch) // 2, (w - cw) // 2
+        return crop_resize(frames, (top, left, ch, cw), size)
+    scale = min(out_h / h, out_w / w)
+    nh, nw = max(1, min(out_h, round(h * scale))), max(1, min(out_w, round(w * scale)))
+    inner = crop_resize(frames, (0, 0, h, w), (nh, nw))
+    out = np.zeros((len(frames), out_h, out_w, 3), dtype=np.uint8)
+    top, left = (out_h - nh) // 2, (out_w - nw) // 2
+    out[:, top : top + nh, left : left + nw] = inner
+    return out
+
+
+def crop_resize(frames: np.ndarray, box: tuple[int, int, int, int], size: tuple[int, int]) -> np.ndarray:
+    """Crop every frame to box (top, left, height, width) and resize to size (height, width), antialiased."""
+    from PIL import Image
+
+    top, left, bh, bw = (int(v) for v in box)
+    out_h, out_w = size
+    crop = frames[:, top : top + bh, left : left + bw]
+    if crop.shape[1:3] == (out_h, out_w):
+        return np.ascontiguousarray(crop)
+    out = np.empty((len(frames), out_h, out_w, 3), dtype=np.uint8)
+    for i, frame in enumerate(crop):
+        out[i] = np.asarray(Image.fromarray(np.ascontiguousarray(frame)).resize((out_w, out_h), Image.BILINEAR))
+    return out

@@ -1,0 +1,33 @@
+"""Shared fixtures: small real things (a tiny model, frames) for tests across the library."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+torch.set_num_threads(min(2, os.cpu_count() or 1))
+
+
+@pytest.fixture(scope="session")
+def tiny_model():
+    """A tiny MineCLIP (attn pooling), random weights, eval mode; do not modify it in tests."""
+    from mineclip.model import build_model
+
+    torch.manual_seed(0)
+    return build_model("tiny").eval()
+
+
+@pytest.fixture
+def random_video():
+    """uint8 video [2, 4, 3, 160, 256]."""
+    g = torch.Generator().manual_seed(0)
+    return torch.randint(0, 256, (2, 4, 3, 160, 256), dtype=torch.uint8, generator=g)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
