@@ -1,31 +1,36 @@
-"""mineclip: train MineCLIP-style video-language models, export them as rewards and success judges."""
+"""mineclip: train MineCLIP-style video-language models, export them as rewards and success judges.
 
-from .model import MineCLIP, ModelConfig, build_model, get_config, list_configs, tokenize
+Public API (imported lazily, so that `mineclip data ...` does not pay for torch/open_clip start-up):
+`MineCLIP`, `ModelConfig`, `build_model`, `get_config`, `list_configs`, `tokenize`,
+`load_official`, `save_official`, `RewardModel`.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
+_EXPORTS = {
+    "MineCLIP": "mineclip.model",
+    "ModelConfig": "mineclip.model",
+    "build_model": "mineclip.model",
+    "get_config": "mineclip.model",
+    "list_configs": "mineclip.model",
+    "tokenize": "mineclip.model",
+    "load_official": "mineclip.model.official",
+    "save_official": "mineclip.model.official",
+    "RewardModel": "mineclip.reward",
+}
 
-def load_official(path, **kwargs) -> MineCLIP:
-    """Load a released MineCLIP checkpoint (`attn.pth` / `avg.pth`) without running code from it."""
-    from .model.official import load_official as _load
-
-    return _load(path, **kwargs)
+__all__ = sorted(_EXPORTS)
 
 
-def save_official(model: MineCLIP, path) -> None:
-    """Write a model in the released checkpoint layout (aliases included)."""
-    from .model.official import save_official as _save
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'mineclip' has no attribute {name!r}")
 
-    _save(model, path)
 
-
-__all__ = [
-    "MineCLIP",
-    "ModelConfig",
-    "build_model",
-    "get_config",
-    "list_configs",
-    "load_official",
-    "save_official",
-    "tokenize",
-]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)
