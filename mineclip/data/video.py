@@ -109,11 +109,40 @@ def decode_video(
     indices = np.asarray(indices, dtype=np.int64)
     if len(indices) and (indices.min() < 0 or indices.max() >= n):
         raise VideoDecodeError(f"frame indices out of range for a {n}-frame video: {indices.min()}..{indices.max()}")
+    return read_frames(vr, indices, source)
+
+
+def read_frames(reader, indices, source: str | os.PathLike | bytes | None = None) -> np.ndarray:
+    """Frames at indices from an open reader; falls back to PyAV where decord fails (e.g. odd row padding)."""
+    indices = np.asarray(indices, dtype=np.int64)
     try:
-        frames = vr.get_batch(list(indices)).asnumpy()
+        frames = reader.get_batch(list(indices)).asnumpy()
     except Exception as e:
-        raise VideoDecodeError(f"cannot decode frames of {_describe(source)}: {e}") from e
+        if source is None:
+            raise VideoDecodeError(f"cannot decode frames: {e}") from e
+        try:
+            frames = _decode_with_av(source, indices)
+        except Exception as e2:
+            raise VideoDecodeError(f"cannot decode frames of {_describe(source)}: {e}; PyAV: {e2}") from e2
     return np.ascontiguousarray(frames, dtype=np.uint8)
+
+
+def _decode_with_av(source, indices: np.ndarray) -> np.ndarray:
+    import av
+
+    src = io.BytesIO(bytes(source)) if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
+    wanted = set(int(i) for i in indices)
+    got: dict[int, np.ndarray] = {}
+    with av.open(src) as container:
+        for i, frame in enumerate(container.decode(video=0)):
+            if i in wanted:
+                got[i] = frame.to_ndarray(format="rgb24")
+            if i >= max(wanted):
+                break
+    missing = wanted - got.keys()
+    if missing:
+        raise VideoDecodeError(f"frames {sorted(missing)[:5]} not found")
+    return np.stack([got[int(i)] for i in indices])
 
 
 def uniform_indices(num_available: int, num_frames: int) -> np.ndarray:

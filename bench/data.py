@@ -1,0 +1,111 @@
+"""Can the clip loader keep up? clips/s of the training loader vs a plain decord loop vs the tiny model's step.
+
+    python bench/data.py                      # synthetic shards (64 clips, 16 frames, 160x256 mp4)
+    python bench/data.py --shards DIR --clips 256 --workers 2 --batch-size 16
+
+All three numbers are measured in one run on the same clips; the ratios are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mineclip.data.pipeline import ClipDataset, SkipCounter, _shard_samples, expand_urls, make_loader  # noqa: E402
+from mineclip.data.shards import ClipShardWriter  # noqa: E402
+from mineclip.data.video import decode_video  # noqa: E402
+
+
+def synthetic_shards(out: Path, clips: int, num_frames: int, size: tuple[int, int]) -> str:
+    rng = np.random.default_rng(0)
+    h, w = size
+    with ClipShardWriter(out, encoding="mp4", fps=2, max_shard_samples=16) as writer:
+        for i in range(clips):
+            base = rng.integers(0, 255, (h // 8, w // 8, 3), dtype=np.uint8).repeat(8, 0).repeat(8, 1)
+            frames = np.stack([np.roll(base, 4 * t, axis=1) for t in range(num_frames)])
+            frames = (frames.astype(np.int16) + rng.integers(-8, 8, frames.shape)).clip(0, 255).astype(np.uint8)
+            writer.write(frames, f"clip {i}: mine some iron ore with a stone pickaxe", {"id": f"bench{i}"})
+    return str(out)
+
+
+def bench_decord(urls: list[str], num_frames: int) -> float:
+    payloads = [s["mp4"] for s in _shard_samples(iter(urls), SkipCounter())]  # bytes in memory, like the loader
+    start = time.perf_counter()
+    for payload in payloads:
+        decode_video(payload, num_frames=num_frames)
+    return len(payloads) / (time.perf_counter() - start)
+
+
+def bench_loader(shards: str, clips: int, batch_size: int, workers: int, num_frames: int) -> float:
+    ds = ClipDataset(shards, batch_size=batch_size, num_frames=num_frames, epoch_length=clips + batch_size * workers, shuffle_buffer=64)
+    loader = make_loader(ds, num_workers=workers)
+    it = iter(loader)
+    for _ in range(workers):  # warm-up: worker start and first batch of each worker
+        next(it)
+    start, n = time.perf_counter(), 0
+    for batch in it:
+        n += len(batch["text"])
+    return n / (time.perf_counter() - start)
+
+
+def bench_train_step(batch_size: int, num_frames: int, steps: int) -> float | None:
+    try:
+        from mineclip.model import build_model, tokenize
+    except ImportError:
+        return None
+    model = build_model("tiny").train()
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+    video = torch.randint(0, 256, (batch_size, num_frames, 3, 160, 256), dtype=torch.uint8)
+    tokens = tokenize([f"clip {i}: mine some iron ore" for i in range(batch_size)])
+    target = torch.arange(batch_size)
+
+    def step():
+        logits = model(video, tokens)
+        loss = (torch.nn.functional.cross_entropy(logits, target) + torch.nn.functional.cross_entropy(logits.t(), target)) / 2
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return steps * batch_size / (time.perf_counter() - start)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--shards", help="shard folder or pattern (default: make synthetic ones)")
+    p.add_argument("--clips", type=int, default=64)
+    p.add_argument("--num-frames", type=int, default=16)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--steps", type=int, default=3)
+    args = p.parse_args()
+    torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
+    with tempfile.TemporaryDirectory() as tmp:
+        shards = args.shards or synthetic_shards(Path(tmp), args.clips, args.num_frames, (160, 256))
+        urls = expand_urls(shards)
+        decord_rate = bench_decord(urls, args.num_frames)
+        loader_rate = bench_loader(shards, args.clips, args.batch_size, args.workers, args.num_frames)
+    step_rate = bench_train_step(args.batch_size, args.num_frames, args.steps)
+    print(f"decord loop (1 process, decode only):        {decord_rate:8.1f} clips/s")
+    print(f"training loader ({args.workers} workers, decode+crop+tokenise): {loader_rate:8.1f} clips/s")
+    print(f"loader / decord loop:                        {loader_rate / decord_rate:8.2f}x")
+    if step_rate is not None:
+        print(f"tiny model train step (fwd+bwd, B={args.batch_size}, T={args.num_frames}): {step_rate:8.1f} clips/s")
+        print(f"loader / train step:                         {loader_rate / step_rate:8.2f}x  (>1: the loader keeps up)")
+    print(f"cpu cores: {os.cpu_count()}, torch threads: {torch.get_num_threads()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Data: transcripts, clip extraction, WebDataset shards, loading pipeline and DataModule."""

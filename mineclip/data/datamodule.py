@@ -1,0 +1,103 @@
+"""LightningDataModule over clip shards: resampled training batches and an exact single-pass validation."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytorch_lightning as pl
+
+from mineclip.data.pipeline import ClipDataset, make_loader
+
+
+class ClipDataModule(pl.LightningDataModule):
+    """Train/val loaders over WebDataset clip shards.
+
+    train_urls / val_urls: a brace pattern, '::'-joined patterns, a shard folder (with manifest.json)
+    or a list of these; with a list for train_urls, each entry is a source mixed by train_weights.
+    epoch_length: training samples per epoch over all ranks (the resampled stream is infinite).
+    Batches: {"video": uint8 [B, T, 3, H, W], "tokens": long [B, 77], "text", "meta", "skipped"}.
+    `skipped_totals` sums the skipped-sample counts of all batches seen by the trainer.
+    """
+
+    def __init__(
+        self,
+        train_urls: str | list[str] | None = None,
+        val_urls: str | list[str] | None = None,
+        batch_size: int = 32,
+        val_batch_size: int | None = None,
+        num_workers: int = 2,
+        num_frames: int = 16,
+        epoch_length: int = 10_000,
+        resolution: tuple[int, int] = (160, 256),
+        shuffle_buffer: int = 1000,
+        train_weights: list[float] | None = None,
+        crop_scale: tuple[float, float] = (0.8, 1.0),
+        seed: int = 0,
+        pin_memory: bool = False,
+        prefetch_factor: int = 2,
+    ):
+        super().__init__()
+        self.save_hyperparameters()
+        self.train_urls = train_urls
+        self.val_urls = val_urls
+        self.batch_size = batch_size
+        self.val_batch_size = val_batch_size or batch_size
+        self.num_workers = num_workers
+        self.num_frames = num_frames
+        self.epoch_length = epoch_length
+        self.resolution = tuple(resolution)
+        self.shuffle_buffer = shuffle_buffer
+        self.train_weights = train_weights
+        self.crop_scale = tuple(crop_scale)
+        self.seed = seed
+        self.pin_memory = pin_memory
+        self.prefetch_factor = prefetch_factor
+        self.skipped_totals: Counter = Counter()
+
+    def _sources(self, urls):
+        if urls is None:
+            return None
+        return [urls] if isinstance(urls, str) else list(urls)
+
+    def train_dataset(self) -> ClipDataset:
+        if self.train_urls is None:
+            raise ValueError("ClipDataModule: no train_urls given")
+        return ClipDataset(
+            self._sources(self.train_urls),
+            batch_size=self.batch_size,
+            num_frames=self.num_frames,
+            resolution=self.resolution,
+            mode="resampled",
+            weights=self.train_weights,
+            epoch_length=self.epoch_length,
+            shuffle_buffer=self.shuffle_buffer,
+            crop_scale=self.crop_scale,
+            seed=self.seed,
+        )
+
+    def val_dataset(self) -> ClipDataset:
+        if self.val_urls is None:
+            raise ValueError("ClipDataModule: no val_urls given")
+        # val sources are concatenated, not mixed: every sample exactly once
+        return ClipDataset(
+            [u for s in self._sources(self.val_urls) for u in ([s] if isinstance(s, str) else s)],
+            batch_size=self.val_batch_size,
+            num_frames=self.num_frames,
+            resolution=self.resolution,
+            mode="exact",
+            shuffle_buffer=0,
+            seed=self.seed,
+        )
+
+    def train_dataloader(self):
+        return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)
+
+    def val_dataloader(self):
+        if self.val_urls is None:
+            return []
+        return make_loader(self.val_dataset(), self.num_workers, self.pin_memory, prefetch_factor=self.prefetch_factor)
+
+    def on_before_batch_transfer(self, batch, dataloader_idx: int):
+        if isinstance(batch, dict) and batch.get("skipped"):
+            self.skipped_totals.update(batch["skipped"])
+        return batch
