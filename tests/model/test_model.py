@@ -1,0 +1,113 @@
+"""The model's API: shapes, frame counts, trainable setting, logit scale, and errors on bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from mineclip.model import MineCLIP, build_model, get_config
+
+
+def test_tiny_config_has_a_few_million_parameters(tiny_model):
+    assert 1_000_000 < tiny_model.num_parameters() < 20_000_000
+    assert tiny_model.num_parameters() == 8_637_826
+
+
+def test_attn_pooling_takes_any_frame_count_from_1_to_32(tiny_model):
+    for frames in range(1, 33):
+        with torch.no_grad():
+            out = tiny_model.aggregate(torch.randn(2, frames, 128))
+        assert out.shape == (2, 128) and torch.isfinite(out).all(), frames
+
+
+def test_encoders_and_score_shapes(tiny_model, random_video):
+    with torch.no_grad():
+        frames = tiny_model.encode_frames(random_video)
+        video = tiny_model.encode_video(random_video)
+        text = tiny_model.encode_text(["hunt a cow", "chop a tree", "swim"])
+        logits = tiny_model.score(video, text)
+    assert frames.shape == (2, 4, 128) and video.shape == (2, 128) and text.shape == (3, 128)
+    assert logits.shape == (2, 3)
+    assert torch.allclose(video, tiny_model.aggregate(frames))
+    assert logits.abs().max() <= math.exp(tiny_model.logit_scale.item()) + 1e-4
+
+
+def test_default_trainable_setting_trains_last_two_blocks_aggregator_adapter_and_scale(random_video):
+    model = MineCLIP(get_config("tiny", trainable_blocks=2))
+    model.score(model.encode_video(random_video), model.encode_text(["hunt a cow", "swim"])).sum().backward()
+    trains = {n for n, p in model.named_parameters() if p.requires_grad}
+    for n, p in model.named_parameters():
+        assert (p.grad is not None) == (n in trains), n  # frozen ones get no grad
+    assert "logit_scale" in trains and "adapter.residual_weight" in trains
+    assert all(n in trains for n, _ in model.temporal.named_parameters(prefix="temporal"))
+    for tower, layers in (("vision", 4), ("text", 4)):
+        for i in range(layers):
+            block = f"{tower}.transformer.resblocks.{i}.ln_1.weight"
+            assert (block in trains) == (i >= layers - 2), block
+    assert "vision.conv1.weight" not in trains and "text.token_embedding.weight" not in trains
+    assert "vision.proj" in trains and "text.text_projection" in trains
+
+
+def test_trainable_setting_all_and_none():
+    model = build_model("tiny_avg")
+    model.set_trainable(-1)
+    assert all(p.requires_grad for p in model.parameters())
+    model.set_trainable(0)
+    trains = {n for n, p in model.named_parameters() if p.requires_grad}
+    assert trains == {"logit_scale", "adapter.residual_weight", "adapter.mlp.0.weight", "adapter.mlp.0.bias",
+                      "adapter.mlp.3.weight", "adapter.mlp.3.bias"}
+
+
+def test_logit_scale_starts_at_log_1_over_007_and_clamps_to_log_100():
+    model = build_model("tiny_avg")
+    assert model.logit_scale.item() == pytest.approx(math.log(1 / 0.07))
+    with torch.no_grad():
+        model.logit_scale.fill_(7.0)
+    model.clamp_logit_scale()
+    assert model.logit_scale.item() == pytest.approx(math.log(100))
+
+
+def test_avg_pooling_is_the_mean_over_frames():
+    model = build_model("tiny_avg")
+    x = torch.randn(2, 5, 128)
+    assert torch.allclose(model.aggregate(x), x.mean(1))
+
+
+# ----------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "video, expected",
+    [
+        (torch.zeros(2, 4, 3, 160, 256), r"expected uint8 video \[B, T, 3, 160, 256\], got float32 \[2, 4, 3, 160, 256\]"),
+        (torch.zeros(2, 3, 224, 224, dtype=torch.uint8), r"got uint8 \[2, 3, 224, 224\]"),
+        (torch.zeros(1, 4, 3, 224, 224, dtype=torch.uint8), r"expected uint8 video .* got uint8 \[1, 4, 3, 224, 224\]"),
+        (torch.zeros(1, 4, 160, 256, 3, dtype=torch.uint8), r"got uint8 \[1, 4, 160, 256, 3\]"),
+    ],
+    ids=["float", "4d", "resolution", "channels-last"],
+)
+def test_bad_videos_say_what_was_expected_and_what_came(tiny_model, video, expected):
+    with pytest.raises(ValueError, match=expected):
+        tiny_model.encode_frames(video)
+
+
+def test_more_than_32_frames_is_refused_for_attn(tiny_model):
+    with pytest.raises(ValueError, match="expected 1 to 32 frames for attn pooling, got 33"):
+        tiny_model.aggregate(torch.randn(1, 33, 128))
+    with pytest.raises(ValueError, match="expected 1 to 32 frames, got 33"):
+        tiny_model.encode_video(torch.zeros(1, 33, 3, 160, 256, dtype=torch.uint8))
+
+
+def test_bad_features_and_prompts_are_refused(tiny_model):
+    with pytest.raises(ValueError, match=r"expected frame features \[B, T, 128\], got \[2, 128\]"):
+        tiny_model.aggregate(torch.randn(2, 128))
+    with pytest.raises(ValueError, match="expected at least one prompt, got an empty list"):
+        tiny_model.encode_text([])
+    with pytest.raises(TypeError, match="got a single str"):
+        tiny_model.encode_text("hunt a cow")
+    with pytest.raises(ValueError, match=r"expected int64 tokens \[N, 77\]"):
+        tiny_model.encode_text(torch.zeros(2, 10, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"expected video features \[\*, 128\], got \[2, 512\]"):
+        tiny_model.score(torch.randn(2, 512), torch.randn(3, 128))
+    with pytest.raises(TypeError, match="expected a uint8 torch.Tensor video"):
+        tiny_model.encode_frames([[0]])
