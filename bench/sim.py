@@ -1,0 +1,103 @@
+"""Crafter task environment throughput: env steps/s with rendering, one process and all cores.
+
+    python bench/sim.py [--steps 2000] [--workers N]
+
+Prints steps/s for (a) env.step + render with random actions, (b) the scripted agent (BFS) on
+the suite, each in one process, then (a) with N processes, and the parallel speed-up ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import time
+
+import numpy as np
+
+
+def _random_steps(args) -> tuple[int, float]:
+    steps, seed = args
+    from mineclip.tasks.env import CrafterTaskEnv
+
+    env = CrafterTaskEnv("harvest_wood", max_steps=10**9)
+    env.reset(seed=seed)  # world generated (and cached) before timing
+    rng = np.random.RandomState(seed)
+    t = time.perf_counter()
+    done = 0
+    while done < steps:
+        _, _, term, trunc, _ = env.step(int(rng.randint(17)))
+        done += 1
+        if term or trunc:
+            env.reset(seed=seed)
+    return done, time.perf_counter() - t
+
+
+def _scripted_steps(steps: int) -> tuple[int, float]:
+    from mineclip.tasks.agents import make_agent
+    from mineclip.tasks.env import CrafterTaskEnv
+    from mineclip.tasks.registry import list_tasks
+
+    tasks = list_tasks(kind="programmatic")
+    envs = {}
+    for i, task in enumerate(tasks):  # warm the world cache
+        envs[task.id] = CrafterTaskEnv(task)
+        envs[task.id].reset(seed=i % 4)
+    done, elapsed, i = 0, 0.0, 0
+    while done < steps:
+        task = tasks[i % len(tasks)]
+        env = envs[task.id]
+        env.reset(seed=i % 4)
+        agent = make_agent("scripted", task, seed=i)
+        agent.reset(env)
+        t = time.perf_counter()
+        for _ in range(env.max_steps):
+            _, _, term, trunc, _ = env.step(agent.act(env))
+            done += 1
+            if term or trunc:
+                break
+        elapsed += time.perf_counter() - t
+        i += 1
+    return done, elapsed
+
+
+def _world_generation(n: int = 5) -> float:
+    from mineclip.tasks.env import CrafterTaskEnv
+
+    env = CrafterTaskEnv("harvest_wood", reuse_worlds=False)
+    t = time.perf_counter()
+    for s in range(n):
+        env.reset(seed=10_000 + s)
+    fresh = (time.perf_counter() - t) / n
+    env = CrafterTaskEnv("harvest_wood", reuse_worlds=True)
+    env.reset(seed=10_000)
+    t = time.perf_counter()
+    for s in range(n):
+        env.reset(seed=10_000)
+    return fresh, (time.perf_counter() - t) / n
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=os.cpu_count())
+    a = p.parse_args()
+    n, dt = _random_steps((a.steps, 0))
+    single = n / dt
+    print(f"random actions, 1 process:      {single:8.0f} steps/s (step + 160x256 render)")
+    n, dt = _scripted_steps(a.steps)
+    print(f"scripted agent, 1 process:      {n / dt:8.0f} steps/s (BFS planning + step + render)")
+    fresh, cached = _world_generation()
+    print(f"reset: new world {fresh * 1000:.0f} ms, reused world {cached * 1000:.0f} ms")
+    ctx = mp.get_context("fork")
+    with ctx.Pool(a.workers) as pool:
+        t = time.perf_counter()
+        results = pool.map(_random_steps, [(a.steps, s) for s in range(a.workers)])
+        wall = time.perf_counter() - t
+    total = sum(r[0] for r in results)
+    print(f"random actions, {a.workers} processes:    {total / wall:8.0f} steps/s "
+          f"(speed-up x{total / wall / single:.2f} over 1 process, wall time incl. world generation)")
+
+
+if __name__ == "__main__":
+    main()

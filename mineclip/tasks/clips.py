@@ -1,0 +1,97 @@
+"""Narrated training clips: play tasks on training worlds, cut 16-frame windows, caption each
+with `narrate`, and write (clip, text) pairs with the data package's ClipShardWriter."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+
+from .narrate import narrate_episode
+from .record import _pool, run_episode
+from .registry import list_tasks
+from .seeds import world_seeds
+
+AGENT_MIX = (("scripted", 0.6), ("noisy", 0.15), ("near_miss", 0.1), ("wrong_target", 0.1), ("random", 0.05))
+
+
+def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
+    from mineclip.data.shards import encode_clip
+    from mineclip.data.video import encode_mp4
+
+    ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
+                     noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"], min_frames=job["clip_len"] + 1,
+                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"])
+    rec = ep.record
+    out = []
+    for start, text, main in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
+                                             job["misalign"], job["filler"], seed=job["seed"]):
+        frames = ep.frames[start:start + job["clip_len"]]
+        if len(frames) < job["clip_len"]:
+            continue
+        if job["encoding"] == "mp4":
+            ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast")
+        else:
+            ext, payload = encode_clip(frames, job["encoding"], 8)
+        meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
+                "start": int(start), "event": main, "label": rec["label"], "fps": 8, "num_frames": len(frames),
+                "source": f"crafter:{rec['id']}"}
+        out.append((ext, payload, text, meta))
+    return out
+
+
+def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 8, episode_len: int = 48,
+                   misalign: float = 0.2, filler: float = 0.3, task_ids: list[str] | None = None,
+                   worlds: int = 24, seed: int = 0, encoding: str = "mp4") -> list[dict]:
+    """Enough episodes (tasks round-robin, agents by AGENT_MIX, training worlds) for ~num_clips clips."""
+    tasks = task_ids or [t.id for t in list_tasks()]
+    per_episode = max((episode_len + 1 - clip_len) // stride + 1, 1)
+    n_eps = max(1, int(np.ceil(num_clips / (0.8 * per_episode))))
+    rng = random.Random(seed)
+    seeds = world_seeds("train", worlds, offset=10_000)
+    names, weights = zip(*AGENT_MIX)
+    jobs = []
+    for i in range(n_eps):
+        agent = rng.choices(names, weights)[0]
+        ws = seeds[i % len(seeds)]
+        jobs.append(dict(task_id=tasks[i % len(tasks)], agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
+                         noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=clip_len,
+                         stride=stride, episode_len=episode_len, misalign=misalign, filler=filler,
+                         spawn_jitter=rng.choice([0, 0, 6]), encoding=encoding))
+    return jobs
+
+
+def make_clips(out_dir: str | os.PathLike, num_clips: int = 8000, workers: int | None = None, prefix: str = "train",
+               progress: bool = True, **kwargs) -> dict:
+    """Generate ~num_clips narrated clips into WebDataset shards; returns the manifest."""
+    from tqdm import tqdm
+
+    from mineclip.data.shards import ClipShardWriter
+
+    jobs = make_clip_jobs(num_clips, **kwargs)
+    settings = {"generator": "mineclip tasks clips", "num_clips": num_clips, **{k: v for k, v in kwargs.items()
+                                                                                   if k != "task_ids"}}
+    workers = workers or os.cpu_count() or 1
+    written = 0
+    with ClipShardWriter(out_dir, prefix=prefix, encoding=kwargs.get("encoding", "mp4"), fps=8,
+                         settings=settings) as w, tqdm(total=num_clips, desc="clips", disable=not progress) as bar:
+        pool = _pool(workers) if workers > 1 else None
+        try:
+            it = pool.imap(_clip_job, jobs, chunksize=4) if pool else map(_clip_job, jobs)
+            for clips in it:
+                for ext, payload, text, meta in clips:
+                    if written >= num_clips:
+                        break
+                    w.write_encoded(ext, payload, text, meta)
+                    written += 1
+                    bar.update(1)
+                if written >= num_clips:
+                    break
+        finally:
+            if pool:
+                pool.terminate()
+                pool.join()
+        manifest = w.manifest() if hasattr(w, "manifest") else {}
+    return {"clips": written, "out_dir": str(Path(out_dir)), **({"manifest": manifest} if manifest else {})}

@@ -1,0 +1,157 @@
+"""The task registry: every `suite/*.yaml` in the package, plus files named in $MINECLIP_TASKS_PATH.
+
+A YAML file maps task ids to TaskSpec fields. An entry with `compose:` builds an MCU molecule
+from atom tasks: `and: [ids]`, `naive: true` (empty inventory), `when: night|day`,
+`where: {near: {water: 3}}` (a condition that must hold at the moment of success).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from .spec import TaskSpec
+
+ENV_PATH = "MINECLIP_TASKS_PATH"
+
+
+def _suite_files() -> list:
+    files = sorted((p for p in resources.files("mineclip.tasks").joinpath("suite").iterdir()
+                    if p.name.endswith(".yaml")), key=lambda p: p.name)
+    extra = [Path(p) for p in os.environ.get(ENV_PATH, "").split(os.pathsep) if p]
+    return files + extra
+
+
+def load_yaml_tasks(text: str, source: str = "", known: dict | None = None) -> dict[str, TaskSpec]:
+    """Parse one suite file's text into TaskSpecs (compositions may refer to `known` tasks)."""
+    return _build([(_parse(text, source), source)], known)
+
+
+def _parse(text: str, source: str) -> dict:
+    raw = yaml.safe_load(text) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{source}: expected a mapping of task id -> fields, got {type(raw).__name__}")
+    return raw
+
+
+def _build(files: list[tuple[dict, str]], known: dict | None = None) -> dict[str, TaskSpec]:
+    """Plain tasks first, then compositions (which may refer to tasks of any file)."""
+    out: dict[str, TaskSpec] = {}
+    known = dict(known or {})
+    for compositions in (False, True):
+        for raw, source in files:
+            for task_id, fields in raw.items():
+                fields = dict(fields)
+                if ("compose" in fields) != compositions:
+                    continue
+                if str(task_id) in out:
+                    raise ValueError(f"{source}: task id {task_id!r} defined twice")
+                if compositions:
+                    spec = compose(str(task_id), fields.pop("compose"), {**known, **out}, **fields)
+                else:
+                    fields.setdefault("source", source)
+                    spec = TaskSpec.from_dict(str(task_id), fields)
+                out[spec.id] = spec
+    return out
+
+
+def compose(task_id: str, recipe: dict, atoms: dict[str, TaskSpec], **overrides) -> TaskSpec:
+    """An MCU molecule task from atoms: AND, naive initialisation, when/where constraints."""
+    names = recipe.get("and") or [recipe["of"]]
+    try:
+        parts = [atoms[n] for n in names]
+    except KeyError as e:
+        raise ValueError(f"task {task_id}: composition refers to unknown task {e.args[0]!r}") from None
+    init: dict = {"place": []}
+    success: list = []
+    solution: list = []
+    goal: list = []
+    for p in parts:
+        pi = copy.deepcopy(p.init)
+        init["place"] += pi.pop("place", [])
+        inv = {**init.get("inventory", {})}
+        for k, v in pi.pop("inventory", {}).items():
+            inv[k] = max(inv.get(k, 0), v)
+        init["inventory"] = inv
+        init.update(pi)
+        success.append(p.success)
+        solution += p.solution
+        goal += [g for g in p.goal if g not in goal]
+    tags = ["mcu-molecule"]
+    if recipe.get("naive"):
+        init["naive"] = True
+        init.pop("inventory", None)
+        tags.append("naive")
+    if recipe.get("when"):
+        init["time"] = recipe["when"]
+        success.append({"time": recipe["when"]})
+        tags.append(f"when-{recipe['when']}")
+    if recipe.get("where"):
+        success.append(recipe["where"])
+        tags.append("where")
+    extra_init = overrides.pop("init", {})
+    init["place"] += extra_init.pop("place", [])
+    init.update(extra_init)
+    fields = dict(
+        prompt=overrides.pop("prompt", " and ".join(p.prompt for p in parts)),
+        category=parts[0].category, kind="programmatic",
+        guidance=" Then ".join(p.guidance for p in parts if p.guidance),
+        init=init, success={"all": success} if len(success) > 1 else success[0],
+        solution=solution, goal=goal, reward=parts[0].reward,
+        max_steps=sum(p.max_steps for p in parts), tags=tags,
+        source=f"compose({', '.join(names)})",
+    )
+    fields.update(overrides)
+    fields["tags"] = sorted(set(fields["tags"]) | set(tags))
+    return TaskSpec.from_dict(task_id, fields)
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, TaskSpec]:
+    files = [(_parse(f.read_text(), str(getattr(f, "name", f))), str(getattr(f, "name", f))) for f in _suite_files()]
+    return _build(files)
+
+
+def reload() -> None:
+    """Forget the loaded registry (after changing $MINECLIP_TASKS_PATH)."""
+    _registry.cache_clear()
+
+
+def get_task(task_id: str) -> TaskSpec:
+    """The registered task with this id."""
+    tasks = _registry()
+    if task_id not in tasks:
+        close = [t for t in tasks if task_id.split("_")[0] in t][:8]
+        raise KeyError(f"unknown task {task_id!r}; {len(tasks)} tasks registered, e.g. {close or sorted(tasks)[:8]}")
+    return tasks[task_id]
+
+
+def list_tasks(category: str | None = None, kind: str | None = None, tag: str | None = None,
+               simulator: str | None = "crafter") -> list[TaskSpec]:
+    """Registered tasks, optionally filtered by category, kind, tag and simulator."""
+    out = []
+    for t in _registry().values():
+        if category and t.category != category:
+            continue
+        if kind and t.kind != kind:
+            continue
+        if tag and tag not in t.tags:
+            continue
+        if simulator and t.simulator != simulator:
+            continue
+        out.append(t)
+    return out
+
+
+def all_prompts(simulator: str | None = None) -> list[str]:
+    """Every distinct task prompt (default negatives for the reward), in registry order."""
+    seen: dict[str, None] = {}
+    for t in _registry().values():
+        if simulator is None or t.simulator == simulator:
+            seen.setdefault(t.prompt, None)
+    return list(seen)

@@ -1,0 +1,62 @@
+import json
+import tarfile
+
+import pytest
+
+from mineclip.data.video import video_info
+from mineclip.tasks.cli import main
+from mineclip.tasks.record import evalset, make_jobs, read_jsonl, record
+from mineclip.tasks.seeds import EVAL_SEED_START, split_of, world_seeds
+
+KEYS = {"id", "task_id", "prompt", "video", "label", "labeller", "seed", "world_seed", "agent", "noise", "fps",
+        "num_steps", "actions", "events", "success"}
+
+
+def test_record_writes_videos_and_json_lines_in_the_contract_format(tmp_path):
+    jobs = make_jobs(["harvest_wood", "find_water"], ["scripted", "near_miss"], 1, worlds=1)
+    path = record(jobs, tmp_path, workers=2, progress=False)
+    recs = read_jsonl(path)
+    assert len(recs) == 4
+    for r in recs:
+        assert KEYS <= set(r)
+        assert len(r["actions"]) == len(r["events"]) == len(r["success"]) == r["num_steps"]
+        assert r["label"] == int(r["success"][-1]) and r["fps"] == 8
+        assert r["labeller"] == ("oracle" if r["task_id"] == "find_water" else "success-criterion")
+        info = video_info(tmp_path / r["video"])
+        assert info["frames"] == r["num_steps"] + 1 and (info["height"], info["width"]) == (160, 256)
+        json.dumps(r)
+    assert {r["label"] for r in recs if r["agent"] == "scripted"} == {1}
+
+
+def test_seed_split_rule_keeps_train_and_eval_worlds_apart():
+    assert split_of(world_seeds("train", 5)[-1]) == "train" and split_of(world_seeds("eval", 5)[0]) == "eval"
+    assert set(world_seeds("train", 100)).isdisjoint(world_seeds("eval", 100))
+    with pytest.raises(ValueError):
+        world_seeds("train", 10, offset=EVAL_SEED_START - 5)
+
+
+def test_evalset_has_n_successes_and_n_failures_on_eval_worlds(tmp_path):
+    path, counts = evalset(["harvest_wood"], 2, tmp_path, workers=1, worlds=2, progress=False)
+    recs = read_jsonl(path)
+    assert counts == {"harvest_wood": (2, 2)}
+    assert all(r["world_seed"] >= EVAL_SEED_START and r["split"] == "eval" for r in recs)
+
+
+def test_clips_command_writes_narrated_shards(tmp_path):
+    out = tmp_path / "clips"
+    assert main(["clips", "--out", str(out), "--num-clips", "12", "--workers", "1", "--tasks",
+                 "harvest_wood,drink_water"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["total"] == 12
+    with tarfile.open(out / "train-000000.tar") as tf:
+        texts = [tf.extractfile(m).read().decode() for m in tf.getmembers() if m.name.endswith(".txt")]
+    assert len(texts) == 12 and all(t.strip() for t in texts)
+
+
+def test_list_and_show_commands(capsys):
+    assert main(["list", "--category", "combat"]) == 0
+    out = capsys.readouterr().out
+    assert "combat_zombie" in out and "harvest_wood" not in out
+    assert main(["show", "harvest_wood"]) == 0
+    assert "chop a tree" in capsys.readouterr().out
+    assert main(["show", "nope"]) == 1
