@@ -1,0 +1,61 @@
+"""Training callbacks and I/O: atomic checkpoint files, samples/s, and the non-finite loss stop."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pytorch_lightning as pl
+import torch
+from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
+
+
+class NonFiniteLossError(RuntimeError):
+    """The training loss became NaN or infinite; the run stops before any update or checkpoint."""
+
+
+class AtomicCheckpointIO(TorchCheckpointIO):
+    """torch.save to `<path>.tmp-<pid>`, fsync, then os.replace: a checkpoint file is never half written."""
+
+    def save_checkpoint(self, checkpoint: dict[str, Any], path, storage_options: Any | None = None) -> None:
+        if storage_options is not None:
+            raise TypeError(f"{type(self).__name__} takes no storage_options, got {storage_options!r}")
+        path = os.fspath(path)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = f"{path}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "wb") as f:
+                torch.save(checkpoint, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+
+def make_checkpoints_atomic(trainer: pl.Trainer) -> None:
+    """Swap the trainer's plain TorchCheckpointIO for AtomicCheckpointIO (DeepSpeed saves its own way)."""
+    if type(trainer.strategy.checkpoint_io) is TorchCheckpointIO:
+        trainer.strategy.checkpoint_io = AtomicCheckpointIO()
+
+
+class ThroughputMonitor(pl.Callback):
+    """Logs `train/samples_per_s` per device (batch size / wall time between batch ends), on the progress bar."""
+
+    def __init__(self, window: int = 10):
+        self.window = window
+        self._times: list[float] = []
+        self._sizes: list[int] = []
+
+    def on_train_epoch_start(self, trainer, pl_module) -> None:
+        self._times, self._sizes = [time.perf_counter()], []
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self._times.append(time.perf_counter())
+        self._sizes.append(len(batch["video"]) if isinstance(batch, dict) else 0)
+        self._times, self._sizes = self._times[-(self.window + 1) :], self._sizes[-self.window :]
+        elapsed = self._times[-1] - self._times[0]
+        if elapsed > 0 and self._sizes:
+            pl_module.log("train/samples_per_s", sum(self._sizes) / elapsed, prog_bar=True, on_step=True, on_epoch=False, batch_size=1)

@@ -1,0 +1,298 @@
+"""The LightningModule that trains MineCLIP contrastively and validates it by retrieval."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import os
+import zipfile
+from collections import Counter
+from typing import Any
+
+import pytorch_lightning as pl
+import torch
+import torch.distributed as dist
+
+from mineclip.model import MineCLIP, ModelConfig, get_config
+
+from .callbacks import NonFiniteLossError, ThroughputMonitor, make_checkpoints_atomic
+from .loss import ContrastiveLoss
+from .optim import (
+    BETAS,
+    EPS,
+    FINAL_LR,
+    LAYER_DECAY,
+    PEAK_LR,
+    PRETRAINED_LR_MULT,
+    WARMUP_STEPS,
+    WEIGHT_DECAY,
+    OptimizerSettings,
+    build_optimizer,
+    build_scheduler,
+)
+
+FORMAT_VERSION = 1
+MONITOR = "val/R@1_mean"
+ALL_PARTS = ("vision", "text", "temporal", "adapter", "logit_scale")
+
+
+def build_config(name: str, overrides: dict | None = None) -> ModelConfig:
+    """A named model config with nested overrides, e.g. {"vision": {"layers": 2}, "trainable_blocks": -1}."""
+    d = get_config(name).to_dict()
+
+    def merge(base: dict, new: dict, where: str) -> None:
+        for k, v in new.items():
+            if k not in base:
+                raise KeyError(f"unknown model config field {where}{k!r}; known: {', '.join(base)}")
+            if isinstance(base[k], dict) and isinstance(v, dict):
+                merge(base[k], v, f"{where}{k}.")
+            else:
+                base[k] = v
+
+    merge(d, copy.deepcopy(overrides or {}), "")
+    return ModelConfig.from_dict(d)
+
+
+def init_kind(init: str) -> str:
+    """'scratch', 'clip' (OpenAI CLIP file: TorchScript archive or state dict with `visual.*`) or 'mineclip'."""
+    if init in ("scratch", "", None):
+        return "scratch"
+    for prefix in ("clip:", "mineclip:"):
+        if init.startswith(prefix):
+            return prefix[:-1]
+    if not os.path.exists(init):
+        raise FileNotFoundError(f"init checkpoint {init!r} not found (expected 'scratch', a CLIP .pt or a MineCLIP .pth)")
+    if zipfile.is_zipfile(init):
+        with zipfile.ZipFile(init) as z:
+            if any(n.split("/")[1:2] == ["code"] for n in z.namelist()):
+                return "clip"  # TorchScript archive as OpenAI distributes CLIP
+    try:
+        state = torch.load(init, map_location="cpu", weights_only=True)
+    except Exception:
+        return "mineclip"  # the MineCLIP loader reads pickled checkpoints safely and says what is wrong
+    state = state.get("state_dict", state) if isinstance(state, dict) else {}
+    return "clip" if any(str(k).startswith("visual.") for k in state) else "mineclip"
+
+
+class MineCLIPModule(pl.LightningModule):
+    """MineCLIP + symmetric InfoNCE over the global batch + AdamW with layer-wise LR decay.
+
+    model_config / model_overrides: a named config (`mineclip.model.list_configs()`) and nested overrides.
+    init: "scratch", a local OpenAI CLIP file (towers initialised, LR x pretrained_lr_mult on them)
+    or a released MineCLIP .pth (everything initialised; fine-tuning). Prefix "clip:" or
+    "mineclip:" to skip auto-detection.
+    total_steps: length of the cosine schedule; default: the trainer's estimated stepping batches.
+    positives: which clips count as positives of each other in the InfoNCE targets: "caption"
+    (identical captions; the default, for templated data where captions repeat in a batch),
+    "meta.<field>" (equal metadata field, e.g. "meta.event" or "meta.task_id"), or "none" (the
+    paper's one positive per clip). With "caption" the loss equals the one-positive loss (identical
+    captions embed identically) and only in-batch R@1 counts repeats as hits; a meta field that
+    groups different captions changes the loss.
+    """
+
+    def __init__(
+        self,
+        model_config: str = "mineclip_attn",
+        model_overrides: dict | None = None,
+        init: str = "scratch",
+        lr: float = PEAK_LR,
+        final_lr: float = FINAL_LR,
+        warmup_steps: int = WARMUP_STEPS,
+        weight_decay: float = WEIGHT_DECAY,
+        layer_decay: float = LAYER_DECAY,
+        pretrained_lr_mult: float = PRETRAINED_LR_MULT,
+        betas: tuple[float, float] = BETAS,
+        eps: float = EPS,
+        total_steps: int | None = None,
+        positives: str = "caption",
+        gather_with_grad: bool = True,
+    ):
+        super().__init__()
+        self.save_hyperparameters()
+        config = build_config(model_config, model_overrides)
+        self.init_kind = init_kind(init)
+        self.model = self._build_model(config, init, self.init_kind)
+        self.pretrained = {"scratch": (), "clip": ("vision", "text"), "mineclip": ALL_PARTS}[self.init_kind]
+        self.optim_settings = OptimizerSettings(
+            lr=lr, final_lr=final_lr, warmup_steps=warmup_steps, weight_decay=weight_decay, layer_decay=layer_decay,
+            pretrained_lr_mult=pretrained_lr_mult, betas=tuple(betas), eps=eps,
+        )
+        if positives not in ("none", "caption") and not positives.startswith("meta."):
+            raise ValueError(f"positives must be 'none', 'caption' or 'meta.<field>', got {positives!r}")
+        self.positives = positives
+        self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
+        self.skipped: Counter = Counter()
+        self.best_metrics: dict[str, float] = {}
+        self._val_outputs: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+
+    @staticmethod
+    def _build_model(config: ModelConfig, init: str, kind: str) -> MineCLIP:
+        path = init.split(":", 1)[1] if init.startswith(("clip:", "mineclip:")) else init
+        if kind == "scratch":
+            return MineCLIP(config)
+        if kind == "clip":
+            from mineclip.model.clip_init import load_openai_clip  # lazy: only when asked
+
+            model = MineCLIP(config)
+            load_openai_clip(model, path)
+            model.set_trainable(config.trainable_blocks)
+            return model
+        from mineclip.model.official import load_official
+
+        model = load_official(path, config=config)
+        model.set_trainable(config.trainable_blocks)
+        return model
+
+    # ------------------------------------------------------------------ hooks
+    def setup(self, stage: str) -> None:
+        make_checkpoints_atomic(self.trainer)
+
+    def configure_callbacks(self):
+        return [ThroughputMonitor()]
+
+    def configure_optimizers(self):
+        optimizer = build_optimizer(self.model, self.optim_settings, self.pretrained)
+        total = self.hparams.total_steps or self.trainer.estimated_stepping_batches
+        if not total or not math.isfinite(total):
+            raise ValueError("cannot size the cosine schedule: set model.total_steps or trainer.max_steps / max_epochs")
+        scheduler = build_scheduler(optimizer, int(total), self.optim_settings)
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step", "frequency": 1}}
+
+    def embed(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
+        """Normalised (adapted video, text) embeddings [B, D] of a batch."""
+        video = self.model.encode_video(batch["video"])
+        text = self.model.encode_text(batch["tokens"])
+        return self.model.embed_pair(video, text)
+
+    def positive_keys(self, batch: dict) -> torch.Tensor | None:
+        """[B, K] rows whose equality marks positives (see `positives`), or None for one positive."""
+        if self.positives == "none":
+            return None
+        if self.positives == "caption":
+            return batch["tokens"]
+        field = self.positives.removeprefix("meta.")
+        # A stable hash (Python's hash() differs between processes); a missing field is its own group.
+        values = [m.get(field, f"\0missing{i}") if isinstance(m, dict) else f"\0missing{i}" for i, m in enumerate(batch["meta"])]
+        digests = [int.from_bytes(hashlib.blake2b(str(x).encode(), digest_size=8).digest(), "little", signed=True) for x in values]
+        return torch.tensor(digests, dtype=torch.long, device=batch["tokens"].device)[:, None]
+
+    def logit_scale(self) -> torch.Tensor:
+        # Clamped in the forward too: under ZeRO the optimiser's master copy is what steps.
+        return self.model.logit_scale.clamp(max=self.model.config.logit_scale_max)
+
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        v, t = self.embed(batch)
+        out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch))
+        loss = out["loss"]
+        self._check_finite(loss, batch_idx)
+        b = len(v)
+        self.log("train/loss", loss, prog_bar=True, batch_size=b, sync_dist=False)
+        self.log("train/R@1_in_batch", self._in_batch_r1(out), batch_size=b)
+        self.log("train/logit_scale", self.logit_scale().detach().exp(), batch_size=b)
+        self.log("train/lr", self.trainer.optimizers[0].param_groups[0]["lr"], batch_size=b)
+        self.skipped.update(batch.get("skipped") or {})
+        self.log("train/skipped", float(sum(self.skipped.values())), batch_size=b, reduce_fx="max")
+        for reason, n in self.skipped.items():
+            self.log(f"train/skipped_{reason}", float(n), batch_size=b, reduce_fx="max")
+        return loss
+
+    @staticmethod
+    def _in_batch_r1(out: dict) -> torch.Tensor:
+        """Share of local videos whose top-scoring text is a positive."""
+        logits, targets = out["logits_v2t"], out["targets"]
+        top = logits.argmax(dim=1)
+        if targets.ndim == 2:
+            return (targets.gather(1, top[:, None]).squeeze(1) > 0).float().mean()
+        return (top == targets).float().mean()
+
+    def _check_finite(self, loss: torch.Tensor, batch_idx: int) -> None:
+        bad = (~torch.isfinite(loss.detach())).float()
+        if dist.is_available() and dist.is_initialized():
+            dist.all_reduce(bad, op=dist.ReduceOp.MAX)  # every rank stops together
+        if bad.item() > 0:
+            raise NonFiniteLossError(
+                f"training loss is {loss.item()} at global step {self.global_step} (epoch {self.current_epoch}, "
+                f"batch {batch_idx}); stopping before the update. Checkpoints on disk are untouched; "
+                "resume from the last good one with --ckpt_path last and a lower LR, or check the data."
+            )
+
+    def on_train_batch_end(self, outputs, batch, batch_idx) -> None:
+        self.model.clamp_logit_scale()
+
+    # ------------------------------------------------------------- validation
+    def on_validation_epoch_start(self) -> None:
+        self._val_outputs = []
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        v, t = self.embed(batch)
+        self._val_outputs.append((v.float().cpu(), t.float().cpu(), batch["tokens"].cpu()))
+
+    def on_validation_epoch_end(self) -> None:
+        from mineclip.evaluate.retrieval import retrieval_metrics
+
+        if self._val_outputs:
+            v, t, tok = (torch.cat(x) for x in zip(*self._val_outputs))
+        else:
+            d = self.model.config.embed_dim
+            v, t, tok = torch.zeros(0, d), torch.zeros(0, d), torch.zeros(0, self.model.config.text.context_length, dtype=torch.long)
+        v, t, tok = (_gather_uneven(x, self.device) for x in (v, t, tok))
+        self._val_outputs = []
+        if len(v) == 0:
+            return
+        groups = torch.unique(tok, dim=0, return_inverse=True)[1]
+        metrics = retrieval_metrics(v, t, groups=groups)
+        scale = self.logit_scale().detach().exp().cpu()
+        logits = scale * v @ t.t()
+        targets = (groups[:, None] == groups[None, :]).float()
+        targets = targets / targets.sum(1, keepdim=True)
+        val_loss = (torch.nn.functional.cross_entropy(logits, targets) + torch.nn.functional.cross_entropy(logits.t(), targets)) / 2
+        logged = {f"val/{k}": float(x) for k, x in metrics.items()}
+        logged[MONITOR] = (metrics["v2t_R@1"] + metrics["t2v_R@1"]) / 2
+        logged["val/loss"] = float(val_loss)
+        logged["val/num_samples"] = float(len(v))
+        for k, x in logged.items():
+            self.log(k, x, prog_bar=k == MONITOR, sync_dist=False, rank_zero_only=False)
+        if not self.trainer.sanity_checking and logged[MONITOR] >= self.best_metrics.get(MONITOR, -1.0):
+            self.best_metrics = {k.removeprefix("val/"): x for k, x in logged.items()} | {"epoch": self.current_epoch, "step": self.global_step}
+
+    # ------------------------------------------------------------ checkpoints
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        dm = getattr(self.trainer, "datamodule", None) if self._trainer is not None else None
+        data = {k: _jsonable(getattr(dm, k, None)) for k in ("train_urls", "val_urls", "num_frames", "batch_size", "epoch_length")} if dm else {}
+        checkpoint["mineclip"] = {
+            "model_config": self.model.config.to_dict(),
+            "format_version": FORMAT_VERSION,
+            "init": self.hparams.init,
+            "data": data,
+            "metrics": dict(self.best_metrics),
+            "skipped": dict(self.skipped),
+        }
+
+    def on_load_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        meta = checkpoint.get("mineclip") or {}
+        self.best_metrics = dict(meta.get("metrics") or {})
+        self.skipped = Counter(meta.get("skipped") or {})
+
+
+def _jsonable(x):
+    if isinstance(x, (tuple, list)):
+        return [_jsonable(i) for i in x]
+    return x if x is None or isinstance(x, (str, int, float, bool, dict)) else str(x)
+
+
+def _gather_uneven(x: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Concatenate tensors of different lengths from all ranks (validation shards split unevenly)."""
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return x
+    world = dist.get_world_size()
+    backend_device = device if dist.get_backend() == "nccl" else torch.device("cpu")
+    n = torch.tensor([len(x)], device=backend_device)
+    sizes = [torch.zeros_like(n) for _ in range(world)]
+    dist.all_gather(sizes, n)
+    longest = int(max(s.item() for s in sizes))
+    padded = torch.zeros((longest, *x.shape[1:]), dtype=x.dtype, device=backend_device)
+    padded[: len(x)] = x.to(backend_device)
+    out = [torch.zeros_like(padded) for _ in range(world)]
+    dist.all_gather(out, padded)
+    return torch.cat([o[: int(s.item())] for o, s in zip(out, sizes)]).cpu()
