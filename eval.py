@@ -1,0 +1,11 @@
+"""Evaluate an exported model as a success judge (= `mineclip eval`).
+
+    python eval.py --model ARTIFACT --labels FILE.jsonl --out DIR [--baseline ARTIFACT] [--shards URLS]
+"""
+
+import sys
+
+from mineclip.evaluate.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

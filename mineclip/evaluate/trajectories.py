@@ -1,0 +1,151 @@
+"""Labelled trajectories (the task suite's JSON-lines format): reading, checking, loading frames.
+
+Every line that cannot be used becomes a `Problem` with its line number and reason; nothing is
+dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+PROBLEM_KINDS = ("broken_json", "missing_field", "bad_label", "unknown_task", "missing_video",
+                 "unreadable_video")
+
+
+@dataclass
+class Problem:
+    """A labels-file line that was skipped, and why."""
+
+    line: int
+    kind: str
+    message: str
+    id: str | None = None
+
+    def __str__(self) -> str:
+        return f"line {self.line}{f' ({self.id})' if self.id else ''}: {self.kind}: {self.message}"
+
+
+@dataclass
+class Trajectory:
+    """One labelled trajectory, ready to score."""
+
+    line: int
+    id: str
+    task: str  # task id, or the prompt when the line has no task id
+    prompt: str
+    label: int
+    source: Path  # video file or frames folder
+    labeller: str = ""
+    record: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["source"] = str(self.source)
+        d.pop("record")
+        return d
+
+
+def _task_lookup() -> Callable[[str], str] | None:
+    """task id -> prompt from the task suite, or None when the suite cannot be imported."""
+    try:
+        from mineclip.tasks.registry import get_task
+    except Exception as e:
+        log.warning("task suite unavailable (%s): task ids cannot be checked; using each line's prompt", e)
+        return None
+
+    def lookup(task_id: str) -> str:
+        return get_task(task_id).prompt
+
+    return lookup
+
+
+def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = True
+                ) -> tuple[list[Trajectory], list[Problem], int]:
+    """Parse a labels file: (usable trajectories, problems, number of non-empty lines).
+
+    `lookup` maps a task id to its prompt (default: the task suite registry; False: trust the
+    lines' prompts). Video existence is checked here; decodability when frames are loaded.
+    """
+    path = Path(path)
+    base = path.parent
+    if lookup is True:
+        lookup = _task_lookup()
+    elif lookup is False:
+        lookup = None
+    out: list[Trajectory] = []
+    problems: list[Problem] = []
+    lines = 0
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            lines += 1
+            try:
+                rec = json.loads(raw)
+                if not isinstance(rec, dict):
+                    raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
+            except ValueError as e:
+                problems.append(Problem(n, "broken_json", f"not a JSON object: {e}"))
+                continue
+            tid = rec.get("id") or f"line{n}"
+            task_id, prompt = rec.get("task_id"), rec.get("prompt")
+            if task_id and lookup is not None:
+                try:
+                    prompt = lookup(task_id)
+                except Exception as e:
+                    problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
+                    continue
+            if not prompt:
+                problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
+                continue
+            label = rec.get("label")
+            if isinstance(label, bool):
+                label = int(label)
+            if label not in (0, 1):
+                problems.append(Problem(n, "bad_label", f"expected label 0 or 1, got {label!r}", tid))
+                continue
+            rel = rec.get("video") or rec.get("frames")
+            if not rel:
+                problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
+                continue
+            src = (base / rel) if not Path(rel).is_absolute() else Path(rel)
+            if not src.exists():
+                problems.append(Problem(n, "missing_video", f"not found: {src}", tid))
+                continue
+            out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), int(label), src,
+                                  str(rec.get("labeller", "")), rec))
+    return out, problems, lines
+
+
+def load_frames(traj: Trajectory) -> np.ndarray:
+    """uint8 RGB frames [T, H, W, 3] of a trajectory (mp4 or a folder of PNGs, in name order).
+
+    Raises ValueError (VideoDecodeError) with a readable message when the frames cannot be read."""
+    src = traj.source
+    if src.is_dir():
+        from PIL import Image
+
+        files = sorted(p for p in src.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+        if not files:
+            raise ValueError(f"no PNG/JPEG frames in folder {src}")
+        try:
+            frames = [np.asarray(Image.open(p).convert("RGB")) for p in files]
+        except Exception as e:
+            raise ValueError(f"cannot read frames in {src}: {e}") from e
+        if len({f.shape for f in frames}) != 1:
+            raise ValueError(f"frames of different sizes in {src}")
+        return np.stack(frames)
+    from mineclip.data.video import decode_video
+
+    frames = decode_video(src)
+    if len(frames) == 0:
+        raise ValueError(f"video has no frames: {src}")
+    return frames

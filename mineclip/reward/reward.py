@@ -1,0 +1,347 @@
+"""Dense rewards from a MineCLIP model (MineDojo paper, sec. 4.2 and appendix F.1).
+
+The agent's latest `window` (16) frames form a clip; the task prompt is scored against N-1
+negative prompts; P is the softmax probability of the prompt among the N.
+
+    direct        r_t = max(P_t - 1/N, 0)
+    direct-naive  r_t = P_t
+    delta         r_t = P_t - P_{t-1}
+
+First steps of an episode (policy "repeat", the default): the reset frame fills the whole window,
+as if the agent had stood still for `window` steps before the episode began. Every clip the model
+sees is then a full-length clip of real frames, which is what it was trained on; padding with
+black or zero frames instead shows it a scene (darkness) that means something in Minecraft and
+crafter (night, caves) and shifts P for reasons unrelated to the task. Policy "partial" scores
+only the frames seen so far (1..window); the aggregator accepts any length up to its maximum.
+
+Step t's reward uses the window ending at the observation returned by that step (the paper's
+"reward at t+1 for the step at t"). The reset observation counts as t = 0: its P is the baseline
+of delta mode, whose first step reward is P_1 - P_0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from mineclip.model import MineCLIP
+
+log = logging.getLogger(__name__)
+
+MODES = ("direct", "direct-naive", "delta")
+FIRST_STEPS = ("repeat", "partial")
+DEFAULT_WINDOW = 16
+
+
+# --------------------------------------------------------------------------- formulas
+def direct_reward(prob: torch.Tensor | np.ndarray, num_prompts: int):
+    """max(P - 1/N, 0)."""
+    if isinstance(prob, np.ndarray):
+        return np.maximum(prob - 1.0 / num_prompts, 0.0)
+    return (prob - 1.0 / num_prompts).clamp(min=0.0)
+
+
+def reward_from_probs(probs, num_prompts: int, mode: str = "direct", prev_probs=None):
+    """Rewards from P for one step (`prev_probs` = P_{t-1}, for delta) or, with prev_probs None,
+    along the last axis of a sequence of P (delta's first element is 0)."""
+    if mode not in MODES:
+        raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
+    if mode == "direct":
+        return direct_reward(probs, num_prompts)
+    if mode == "direct-naive":
+        return probs
+    if prev_probs is not None:
+        return probs - prev_probs
+    if isinstance(probs, np.ndarray):
+        out = np.zeros_like(probs)
+        out[..., 1:] = probs[..., 1:] - probs[..., :-1]
+        return out
+    out = torch.zeros_like(probs)
+    out[..., 1:] = probs[..., 1:] - probs[..., :-1]
+    return out
+
+
+def default_negatives(prompt: str) -> list[str]:
+    """The other prompts of the task suite (mineclip.tasks.registry.all_prompts())."""
+    try:
+        from mineclip.tasks.registry import all_prompts
+    except Exception as e:  # the task suite is optional for users bringing their own env
+        raise ValueError(f"no negatives given and the task suite is unavailable ({e}); "
+                         "pass negatives=[...] explicitly") from e
+    return [p for p in dict.fromkeys(all_prompts()) if p != prompt]
+
+
+# --------------------------------------------------------------------------- frames
+def to_frames_tensor(frames, resolution: tuple[int, int], resize: str = "pad") -> torch.Tensor:
+    """uint8 RGB frames [N, H, W, 3] or [N, 3, H, W] (numpy or torch), any size -> uint8 [N, 3, h, w]."""
+    h, w = resolution
+    if isinstance(frames, np.ndarray):
+        frames = torch.from_numpy(np.ascontiguousarray(frames))
+    if not isinstance(frames, torch.Tensor) or frames.dtype != torch.uint8 or frames.ndim != 4:
+        desc = f"{getattr(frames, 'dtype', type(frames).__name__)} {list(getattr(frames, 'shape', []))}"
+        raise ValueError(f"expected uint8 RGB frames [N, H, W, 3] or [N, 3, H, W], got {desc}")
+    if frames.shape[-1] == 3 and frames.shape[1] != 3:
+        frames = frames.permute(0, 3, 1, 2)
+    elif frames.shape[1] != 3:
+        raise ValueError(f"expected 3 colour channels, got frames {list(frames.shape)}")
+    if tuple(frames.shape[2:]) != (h, w):
+        from mineclip.data.video import resize_frames
+
+        hwc = frames.permute(0, 2, 3, 1).cpu().numpy()
+        frames = torch.from_numpy(resize_frames(hwc, (h, w), aspect=resize)).permute(0, 3, 1, 2)
+    return frames.contiguous()
+
+
+# --------------------------------------------------------------------------- outputs
+@dataclass
+class StepRewards:
+    """One streaming step for N envs: reward [N], P of the prompt [N], logits [N, K] (prompt first)."""
+
+    reward: torch.Tensor
+    prob: torch.Tensor
+    logits: torch.Tensor
+
+
+@dataclass
+class TrajectoryRewards:
+    """Per frame of one trajectory (index 0 = reset frame): reward [T], prob [T], logits [T, K]."""
+
+    reward: np.ndarray
+    prob: np.ndarray
+    logits: np.ndarray
+
+    @property
+    def step_rewards(self) -> np.ndarray:
+        """The rewards an agent receives: one per step, i.e. frames 1..T-1."""
+        return self.reward[1:]
+
+
+# --------------------------------------------------------------------------- model
+class RewardModel:
+    """A MineCLIP model used as a reward: text features cached per prompt, frames encoded in chunks."""
+
+    def __init__(self, model: MineCLIP, *, window: int = DEFAULT_WINDOW, resize: str = "pad",
+                 device: str | torch.device | None = None, batch_size: int = 64, config: dict | None = None):
+        if not 1 <= window <= model.max_frames:
+            raise ValueError(f"window must be 1..{model.max_frames} frames, got {window}")
+        self.device = torch.device(device) if device is not None else next(model.parameters()).device
+        self.model = model.to(self.device).eval()
+        self.window = window
+        self.resize = resize
+        self.batch_size = batch_size
+        self.config = config or {}
+        self._text_cache: dict[str, torch.Tensor] = {}
+
+    @classmethod
+    def load(cls, artifact_dir: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
+        """Load an exported artifact (safetensors + JSON; nothing is unpickled)."""
+        from mineclip.export.artifact import load_artifact, read_artifact_config
+
+        config = read_artifact_config(artifact_dir)
+        kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
+        kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
+        return cls(load_artifact(artifact_dir, device=device), device=device, config=config, **kwargs)
+
+    @property
+    def resolution(self) -> tuple[int, int]:
+        return tuple(self.model.config.vision.resolution)
+
+    @torch.inference_mode()
+    def text_features(self, prompts: Sequence[str]) -> torch.Tensor:
+        """[K, D] text features, computed once per distinct prompt."""
+        todo = [p for p in dict.fromkeys(prompts) if p not in self._text_cache]
+        if todo:
+            feats = self.model.encode_text(todo)
+            self._text_cache.update(zip(todo, feats))
+        return torch.stack([self._text_cache[p] for p in prompts])
+
+    def prepare(self, frames) -> torch.Tensor:
+        return to_frames_tensor(frames, self.resolution, self.resize)
+
+    @torch.inference_mode()
+    def frame_features(self, frames) -> torch.Tensor:
+        """uint8 frames [N, H, W, 3] / [N, 3, H, W] -> per-frame features [N, D], in chunks."""
+        x = self.prepare(frames)
+        out = [self.model.encode_images(x[i : i + self.batch_size].to(self.device))
+               for i in range(0, len(x), self.batch_size)]
+        return torch.cat(out) if out else torch.empty(0, self.model.config.embed_dim, device=self.device)
+
+    @torch.inference_mode()
+    def window_logits(self, window_features: torch.Tensor, text_features: torch.Tensor) -> torch.Tensor:
+        """Frame features of windows [B, T, D] -> logits [B, K] against text features [K, D]."""
+        return self.model.score(self.model.aggregate(window_features), text_features)
+
+    def reward_fn(self, prompt: str, negatives: Sequence[str] | None = None, mode: str = "direct",
+                  first_steps: str = "repeat") -> "RewardFunction":
+        """A reward for `prompt` against `negatives` (default: the task suite's other prompts)."""
+        return RewardFunction(self, prompt, negatives, mode, first_steps)
+
+
+class RewardFunction:
+    """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""
+
+    def __init__(self, reward_model: RewardModel, prompt: str, negatives: Sequence[str] | None = None,
+                 mode: str = "direct", first_steps: str = "repeat"):
+        if mode not in MODES:
+            raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
+        if first_steps not in FIRST_STEPS:
+            raise ValueError(f"first_steps must be one of {FIRST_STEPS}, got {first_steps!r}")
+        if negatives is None:
+            negatives = default_negatives(prompt)
+        negatives = [n for n in dict.fromkeys(negatives) if n != prompt]
+        if not negatives:
+            raise ValueError("expected at least one negative prompt besides the task prompt; P would always be 1")
+        self.rm, self.prompt, self.negatives = reward_model, prompt, negatives
+        self.prompts = [prompt, *negatives]
+        self.mode, self.first_steps = mode, first_steps
+        self.text_features = reward_model.text_features(self.prompts)
+        log.debug("MineCLIP reward %r (%s, window %d, first steps %s): %d prompts, P baseline 1/N = %.4f; "
+                 "negatives: %s", prompt, mode, self.window, first_steps, self.num_prompts,
+                 1 / self.num_prompts, negatives)
+
+    @property
+    def num_prompts(self) -> int:
+        return len(self.prompts)
+
+    @property
+    def window(self) -> int:
+        return self.rm.window
+
+    def describe(self) -> dict:
+        """Settings worth logging next to the rewards."""
+        return {"prompt": self.prompt, "negatives": list(self.negatives), "mode": self.mode,
+                "num_prompts": self.num_prompts, "chance_prob": 1 / self.num_prompts, "window": self.window,
+                "first_steps": self.first_steps,
+                "logit_scale": float(self.rm.model.logit_scale.detach().exp())}
+
+    # ------------------------------------------------------------------ scoring
+    def _score(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.rm.window_logits(windows, self.text_features)
+        return logits, logits.softmax(dim=-1)[:, 0]
+
+    def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
+        """Logits [B, K] and P [B] for windows [B, W, D] whose last `lengths` frames are real
+        (policy "partial"); with "repeat" all W frames are used."""
+        if self.first_steps == "repeat" or lengths is None:
+            return self._score(windows)
+        lengths = lengths.clamp(max=windows.shape[1])
+        logits = torch.empty(len(windows), self.num_prompts, device=windows.device)
+        probs = torch.empty(len(windows), device=windows.device)
+        for n in lengths.unique().tolist():
+            idx = (lengths == n).nonzero().flatten()
+            logits[idx], probs[idx] = self._score(windows[idx, windows.shape[1] - n :])
+        return logits, probs
+
+    def stream(self, num_envs: int = 1) -> "RewardStream":
+        """A streaming reward for `num_envs` parallel environments."""
+        return RewardStream(self, num_envs)
+
+    @torch.inference_mode()
+    def trajectory(self, frames) -> TrajectoryRewards:
+        """Rewards for a stored trajectory in one call: frames [T, H, W, 3] (frame 0 = reset)."""
+        feats = self.rm.frame_features(frames)
+        return self.trajectory_from_features(feats)
+
+    @torch.inference_mode()
+    def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
+        """Rewards from per-frame features [T, D] (lets several prompts share one encoding)."""
+        t, w = len(feats), self.window
+        idx = torch.arange(t)[:, None] + torch.arange(-w + 1, 1)[None, :]  # window ending at each frame
+        windows = feats[idx.clamp(min=0)]  # repeat the first frame before the start
+        lengths = torch.clamp(torch.arange(t) + 1, max=w)
+        logits, probs = [], []
+        bs = max(1, self.rm.batch_size)
+        for i in range(0, t, bs):
+            lg, pr = self.score_windows(windows[i : i + bs], lengths[i : i + bs].to(windows.device))
+            logits.append(lg)
+            probs.append(pr)
+        logits_t, probs_t = torch.cat(logits), torch.cat(probs)
+        reward = reward_from_probs(probs_t, self.num_prompts, self.mode)
+        return TrajectoryRewards(reward.float().cpu().numpy(), probs_t.float().cpu().numpy(),
+                                 logits_t.float().cpu().numpy())
+
+
+class RewardStream:
+    """Streaming rewards for N envs: each step encodes only the N newest frames (one forward),
+    the previous window-1 frame features of every env come from a cache."""
+
+    def __init__(self, fn: RewardFunction, num_envs: int = 1):
+        self.fn, self.num_envs = fn, num_envs
+        d = fn.rm.model.config.embed_dim
+        self.cache = torch.zeros(num_envs, fn.window, d, device=fn.rm.device)
+        self.length = torch.zeros(num_envs, dtype=torch.long, device=fn.rm.device)  # frames seen, capped
+        self.prev_prob = torch.zeros(num_envs, device=fn.rm.device)
+        self.started = torch.zeros(num_envs, dtype=torch.bool)
+
+    def _check(self, frames, env_ids) -> list[int]:
+        ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
+        n = len(frames)
+        if n != len(ids):
+            raise ValueError(f"expected frames for {len(ids)} env(s), got {n}")
+        return ids
+
+    @torch.inference_mode()
+    def reset(self, frames, env_ids: Sequence[int] | None = None) -> StepRewards:
+        """Start episodes with their reset frames [n, H, W, 3] (all envs, or `env_ids`)."""
+        ids = self._check(frames, env_ids)
+        return self.reset_features(self.fn.rm.frame_features(frames), ids)
+
+    @torch.inference_mode()
+    def step(self, frames) -> StepRewards:
+        """Rewards for the newest frame of every env [N, H, W, 3]: one forward for all N."""
+        self._check(frames, None)
+        return self.step_features(self.fn.rm.frame_features(frames))
+
+    @torch.inference_mode()
+    def reset_features(self, feats: torch.Tensor, env_ids: Sequence[int] | None = None) -> StepRewards:
+        """`reset` from frame features [n, D] the caller already computed (e.g. shared with a policy)."""
+        ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
+        idx = torch.tensor(ids, device=self.cache.device)
+        self.cache[idx] = feats.to(self.cache.device)[:, None, :].expand(-1, self.fn.window, -1)
+        self.length[idx] = 1
+        self.started[ids] = True
+        logits, probs = self.fn.score_windows(self.cache[idx], self.length[idx])
+        self.prev_prob[idx] = probs
+        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
+        return StepRewards(reward, probs, logits)
+
+    @torch.inference_mode()
+    def step_features(self, feats: torch.Tensor) -> StepRewards:
+        """`step` from the newest frames' features [N, D]."""
+        if len(feats) != self.num_envs:
+            raise ValueError(f"expected features for {self.num_envs} env(s), got {len(feats)}")
+        if not bool(self.started.all()):
+            missing = (~self.started).nonzero().flatten().tolist()
+            raise RuntimeError(f"reset() env(s) {missing} before step()")
+        self.cache = torch.cat([self.cache[:, 1:], feats.to(self.cache.device)[:, None, :]], dim=1)
+        self.length = (self.length + 1).clamp(max=self.fn.window)
+        logits, probs = self.fn.score_windows(self.cache, self.length)
+        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
+        self.prev_prob = probs.clone()
+        return StepRewards(reward, probs, logits)
+
+
+def recompute_window_rewards(fn: RewardFunction, frames) -> TrajectoryRewards:
+    """Reference implementation: every window re-encoded from raw frames (no cache). For tests and
+    the benchmark; `fn.stream` and `fn.trajectory` must agree with it."""
+    x = fn.rm.prepare(frames)
+    t, w = len(x), fn.window
+    logits, probs = [], []
+    with torch.inference_mode():
+        for i in range(t):
+            n = min(i + 1, w)
+            idx = [max(0, j) for j in range(i - w + 1, i + 1)]
+            if fn.first_steps == "partial":
+                idx = idx[w - n :]
+            video = x[idx][None].to(fn.rm.device)
+            lg = fn.rm.model.score(fn.rm.model.encode_video(video), fn.text_features)
+            logits.append(lg[0])
+            probs.append(lg.softmax(-1)[0, 0])
+    logits_t, probs_t = torch.stack(logits), torch.stack(probs)
+    reward = reward_from_probs(probs_t, fn.num_prompts, fn.mode)
+    return TrajectoryRewards(reward.cpu().numpy(), probs_t.cpu().numpy(), logits_t.cpu().numpy())

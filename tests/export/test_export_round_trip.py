@@ -1,0 +1,141 @@
+"""Export: checkpoint -> artifact -> RewardModel gives bit-identical scores; loading never runs code."""
+
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from mineclip.export import load_artifact, load_checkpoint
+from mineclip.export.cli import main as export_main
+from mineclip.reward import RewardModel
+
+from conftest import MICRO_RES, make_micro
+
+TEXTS = ["chop a tree", "drink water", "hunt a cow"]
+
+
+def clip(n=1, t=16, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 256, (n, t, 3, *MICRO_RES), dtype=torch.uint8, generator=g)
+
+
+@pytest.fixture(scope="module")
+def lightning_ckpt(tmp_path_factory):
+    """A checkpoint as MineCLIPModule + Lightning write it (with pickled hyper-parameters)."""
+    from mineclip.train.module import MineCLIPModule
+
+    torch.manual_seed(0)
+    module = MineCLIPModule(model_config="tiny", model_overrides={"vision": {"resolution": list(MICRO_RES)}}).eval()
+    with torch.no_grad():  # move off the initialisation so that the round trip is a real check
+        for p in module.model.parameters():
+            p.add_(torch.randn_like(p) * 0.01)
+    ckpt = {"state_dict": module.state_dict(), "epoch": 3, "global_step": 120,
+            "hyper_parameters": module.hparams}
+    module.on_save_checkpoint(ckpt)
+    ckpt["mineclip"]["metrics"] = {"val/R@1_mean": 0.42}
+    ckpt["mineclip"]["data"] = {"train_urls": "shards/train-{000000..000003}.tar"}
+    path = tmp_path_factory.mktemp("ckpt") / "last.ckpt"
+    torch.save(ckpt, path)
+    return path, module
+
+
+def test_lightning_checkpoint_exports_to_an_artifact_with_bit_identical_scores(lightning_ckpt, tmp_path):
+    path, module = lightning_ckpt
+    out = tmp_path / "artifact"
+    assert export_main([str(path), "--out", str(out), "--name", "micro"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "config.json", "model.safetensors"]
+    config = json.loads((out / "config.json").read_text())
+    from mineclip.model import ModelConfig
+
+    assert ModelConfig.from_dict(config["architecture"]) == module.model.config
+    assert config["frames"]["window"] == 16 and config["resolution"]["height"] == MICRO_RES[0]
+    assert config["normalisation"]["mean"] == list(module.model.config.image_mean)
+    assert config["tokenizer"]["context_length"] == 77
+    card = (out / "README.md").read_text()
+    assert "val/R@1_mean" in card and "train-{000000..000003}" in card and "RewardModel.load" in card
+
+    rm = RewardModel.load(out)
+    video = clip(2)
+    with torch.no_grad():
+        expected = module.model(video, TEXTS)
+        got = rm.model(video, TEXTS)
+    assert torch.equal(expected, got)
+    fn = rm.reward_fn(TEXTS[0], TEXTS[1:])
+    frames = video[0].permute(0, 2, 3, 1).numpy()
+    with torch.no_grad():
+        p_module = module.model(video[:1], TEXTS).softmax(-1)[0, 0].item()
+    assert abs(fn.trajectory(frames).prob[-1] - p_module) < 1e-6  # other batch shapes: float rounding only
+
+
+def test_artifact_loading_never_unpickles(lightning_ckpt, tmp_path, monkeypatch):
+    path, _ = lightning_ckpt
+    out = tmp_path / "a"
+    export_main([str(path), "--out", str(out), "--no-verify"])
+
+    def refuse(*a, **k):
+        raise AssertionError("artifact loading unpickled something")
+
+    monkeypatch.setattr(torch, "load", refuse)
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    assert load_artifact(out).config.embed_dim == 128
+
+
+def test_a_pickle_carrying_code_is_refused(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    model = make_micro()
+    bad = tmp_path / "bad.ckpt"
+    torch.save({"state_dict": {"model." + k: v for k, v in model.state_dict().items()},
+                "mineclip": {"model_config": model.config.to_dict()}, "hyper_parameters": {"x": Payload()}}, bad)
+    with pytest.raises(Exception, match="refused"):
+        load_checkpoint(bad)
+    assert export_main([str(bad), "--out", str(tmp_path / "out")]) != 0
+    assert not marker.exists() and not (tmp_path / "out" / "model.safetensors").exists()
+
+
+def test_an_artifact_whose_weights_are_a_pickle_is_not_loaded(lightning_ckpt, tmp_path):
+    path, _ = lightning_ckpt
+    out = tmp_path / "a"
+    export_main([str(path), "--out", str(out), "--no-verify"])
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    (out / "model.safetensors").write_bytes(pickle.dumps(Payload()))
+    with pytest.raises(Exception):
+        load_artifact(out)
+    assert not marker.exists()
+
+
+def test_checkpoint_without_model_config_needs_an_explicit_architecture(tmp_path):
+    model = make_micro()
+    path = tmp_path / "bare.ckpt"
+    torch.save({"state_dict": {"model." + k: v for k, v in model.state_dict().items()}}, path)
+    with pytest.raises(ValueError, match="--config"):
+        load_checkpoint(path)
+
+
+def test_official_format_export_loads_back_with_the_same_scores(lightning_ckpt, tmp_path):
+    from mineclip.model.official import load_official
+
+    path, module = lightning_ckpt
+    out = tmp_path / "exported_attn.pth"
+    assert export_main([str(path), "--out", str(out), "--format", "official"]) == 0
+    back = load_official(out)
+    video = clip(1, 4)
+    with torch.no_grad():
+        assert torch.equal(back(video, TEXTS), module.model(video, TEXTS))
+    # and an official file exports to an artifact too
+    art = tmp_path / "from_official"
+    assert export_main([str(out), "--out", str(art)]) == 0
+    assert json.loads((art / "config.json").read_text())["source"]["kind"] == "official"

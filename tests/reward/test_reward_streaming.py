@@ -1,0 +1,103 @@
+"""Streaming with cached frame features equals recomputing every window; batched equals one by one."""
+
+import numpy as np
+import pytest
+import torch
+
+from mineclip.reward import RewardModel
+from mineclip.reward.reward import recompute_window_rewards
+
+NEG = ["drink water", "hunt a cow", "place a table"]
+
+
+def frames(n, seed=0, size=(32, 48)):
+    return np.random.default_rng(seed).integers(0, 256, (n, *size, 3), dtype=np.uint8)
+
+
+def stream_probs(fn, video):
+    s = fn.stream(1)
+    outs = [s.reset(video[:1])] + [s.step(video[i : i + 1]) for i in range(1, len(video))]
+    return (np.array([float(o.prob[0]) for o in outs]), np.array([float(o.reward[0]) for o in outs]),
+            np.stack([o.logits[0].numpy() for o in outs]))
+
+
+@pytest.mark.parametrize("first_steps,mode,window,steps", [
+    ("repeat", "direct", 16, 18), ("repeat", "delta", 5, 8), ("partial", "direct-naive", 5, 8)])
+def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode, window, steps):
+    rm = RewardModel(micro_model, window=window)  # the paper's 16, and a short one to keep the test fast
+    fn = rm.reward_fn("chop a tree", NEG, mode=mode, first_steps=first_steps)
+    video = frames(steps)
+    ref = recompute_window_rewards(fn, video)
+    prob, reward, logits = stream_probs(fn, video)
+    assert np.abs(prob - ref.prob).max() < 1e-5
+    assert np.abs(reward - ref.reward).max() < 1e-5
+    assert np.abs(logits - ref.logits).max() < 1e-4  # logits are ~exp(logit_scale) times larger
+    batch = fn.trajectory(video)
+    assert np.abs(batch.prob - ref.prob).max() < 1e-5
+    assert np.abs(batch.reward - ref.reward).max() < 1e-5
+
+
+def test_first_steps_repeat_the_reset_frame_to_fill_the_window(micro_model):
+    rm = RewardModel(micro_model, window=16)
+    fn = rm.reward_fn("chop a tree", NEG)
+    first = frames(1)
+    p_reset = float(fn.stream(1).reset(first).prob[0])
+    video = torch.from_numpy(np.repeat(first, 16, axis=0)).permute(0, 3, 1, 2)[None]
+    with torch.no_grad():
+        p_full = micro_model(video, ["chop a tree", *NEG]).softmax(-1)[0, 0].item()
+    assert abs(p_reset - p_full) < 1e-5
+
+
+def test_batched_over_envs_equals_one_by_one(micro_model):
+    rm = RewardModel(micro_model, window=4)
+    fn = rm.reward_fn("chop a tree", NEG, mode="delta")
+    n, steps = 3, 6
+    videos = [frames(steps, seed=i) for i in range(n)]
+    batched = fn.stream(n)
+    batched.reset(np.stack([v[0] for v in videos]))
+    singles = [fn.stream(1) for _ in range(n)]
+    for s, v in zip(singles, videos):
+        s.reset(v[:1])
+    for t in range(1, steps):
+        if t == 4:  # env 1 starts a new episode mid-run
+            batched.reset(videos[1][t : t + 1], env_ids=[1])
+            singles[1].reset(videos[1][t : t + 1])
+            continue
+        out = batched.step(np.stack([v[t] for v in videos]))
+        for i, (s, v) in enumerate(zip(singles, videos)):
+            one = s.step(v[t : t + 1])
+            assert abs(float(out.reward[i]) - float(one.reward[0])) < 1e-5
+            assert torch.allclose(out.logits[i], one.logits[0], atol=1e-4)
+
+
+def test_text_features_are_computed_once_per_prompt(micro_model, monkeypatch):
+    rm = RewardModel(micro_model)
+    calls = []
+    original = micro_model.encode_text
+    monkeypatch.setattr(micro_model, "encode_text", lambda t: calls.append(list(t)) or original(t))
+    rm.reward_fn("chop a tree", NEG)
+    rm.reward_fn("drink water", ["chop a tree", "hunt a cow"])
+    assert calls == [["chop a tree", *NEG]]
+
+
+def test_each_streaming_step_encodes_only_the_newest_frames(micro_model, monkeypatch):
+    rm = RewardModel(micro_model)
+    fn = rm.reward_fn("chop a tree", NEG)
+    s = fn.stream(2)
+    s.reset(frames(2))
+    seen = []
+    original = micro_model.encode_images
+    monkeypatch.setattr(micro_model, "encode_images", lambda x: seen.append(len(x)) or original(x))
+    s.step(frames(2, seed=1))
+    assert seen == [2]
+
+
+def test_frames_of_another_size_are_resized_and_chw_is_accepted(micro_model):
+    rm = RewardModel(micro_model)
+    fn = rm.reward_fn("chop a tree", NEG)
+    hwc = frames(3, size=(64, 64))
+    a = fn.trajectory(hwc)
+    b = fn.trajectory(np.ascontiguousarray(hwc.transpose(0, 3, 1, 2)))
+    assert a.prob.shape == (3,) and np.allclose(a.prob, b.prob)
+    with pytest.raises(ValueError, match="uint8"):
+        fn.trajectory(hwc.astype(np.float32))
