@@ -1,0 +1,19 @@
+"""RL on the task suite with the learned reward: frame-feature policy input, PPO runs, table 1."""
+
+__all__ = ["FeatureRewardStream", "FrameFeatures", "RunConfig", "PPOSettings", "run", "write_report"]
+
+
+def __getattr__(name):  # stable-baselines3 and torch load on first use
+    if name in ("FeatureRewardStream", "FrameFeatures"):
+        from . import features
+
+        return getattr(features, name)
+    if name in ("RunConfig", "PPOSettings", "run"):
+        from . import train
+
+        return getattr(train, name)
+    if name == "write_report":
+        from .report import write_report
+
+        return write_report
+    raise AttributeError(name)

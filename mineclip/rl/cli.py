@@ -1,0 +1,211 @@
+"""`mineclip rl`: PPO with the learned reward vs. the success bonus vs. the manual dense reward.
+
+    mineclip rl --model ARTIFACT --tasks harvest_wood,eat_plant,find_cow --seeds 3 --steps 3000 --out DIR
+
+For each task, reward variant and seed it trains a PPO policy on the frozen frame encoder's
+features, evaluates its success rate on held-out worlds, and writes DIR/table.md, table.json and
+curves.png (table 1 of the MineDojo paper). Finished runs (DIR/runs/...) are reused on a re-run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import shlex
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .envs import VARIANTS
+from .report import markdown, write_report
+from .train import PROGRESS, RESULT, PPOSettings, RunConfig
+
+DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
+UNTRAINED = "untrained-tiny"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mineclip rl", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--model", required=True,
+                   help=f"artifact directory (mineclip export), or {UNTRAINED!r}: an untrained tiny model "
+                        "(for smoke runs; its reward is meaningless)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated task ids (mineclip tasks list)")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated reward variants")
+    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    p.add_argument("--steps", type=int, default=RunConfig.steps, help="PPO env steps per run")
+    p.add_argument("--num-envs", type=int, default=RunConfig.num_envs, help="envs per run (one batch to encode)")
+    p.add_argument("--eval-episodes", type=int, default=RunConfig.eval_episodes, help="episodes per policy")
+    p.add_argument("--eval-deterministic", action="store_true", help="greedy actions when evaluating")
+    p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
+    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"])
+    p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
+                   help="learned reward weight per step (the success bonus is 1)")
+    p.add_argument("--negatives", default=RunConfig.negatives, choices=["suite", "distinct"],
+                   help="learned reward negatives: the suite's other prompts, or without special cases of the "
+                        "task's prompt (e.g. 'chop a tree near water' for 'chop a tree')")
+    p.add_argument("--max-steps", type=int, default=None, help="episode length (default: the task's)")
+    p.add_argument("--worlds", type=int, default=RunConfig.worlds,
+                   help="world seeds per run for training (and, disjoint, for evaluation)")
+    p.add_argument("--n-steps", type=int, default=PPOSettings.n_steps, help="PPO rollout length per env")
+    p.add_argument("--batch-size", type=int, default=PPOSettings.batch_size)
+    p.add_argument("--n-epochs", type=int, default=PPOSettings.n_epochs)
+    p.add_argument("--lr", type=float, default=PPOSettings.learning_rate)
+    p.add_argument("--ent-coef", type=float, default=PPOSettings.ent_coef)
+    p.add_argument("--workers", type=int, default=2, help="runs trained in parallel (processes, 1 thread each)")
+    p.add_argument("--force", action="store_true", help="re-run runs that already have a result")
+    p.add_argument("--report-only", action="store_true", help="only rebuild the table from DIR/runs")
+    return p
+
+
+def _untrained_artifact(out: Path) -> str:
+    from mineclip.export import save_artifact
+    from mineclip.model import MineCLIP, get_config
+    import torch
+
+    path = out / "untrained-tiny-artifact"
+    if not (path / "config.json").is_file():
+        torch.manual_seed(0)
+        save_artifact(MineCLIP(get_config("tiny")), path, source={"kind": "untrained", "name": UNTRAINED})
+    return str(path)
+
+
+def _configs(args, artifact: str) -> list[RunConfig]:
+    tasks = [t for t in args.tasks.split(",") if t]
+    variants = [v for v in args.variants.split(",") if v]
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad:
+        raise ValueError(f"unknown reward variant(s) {bad}; expected some of {sorted(VARIANTS)}")
+    from mineclip.tasks import get_task
+
+    for t in tasks:
+        get_task(t)  # fail before any training on a typo
+    ppo = PPOSettings(n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                      learning_rate=args.lr, ent_coef=args.ent_coef)
+    return [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
+                      stack=args.stack, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
+                      negatives=args.negatives,
+                      eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
+                      max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
+            for s in range(args.seeds) for t in tasks for v in variants]
+
+
+def _done(cfg: RunConfig, out: Path) -> bool:
+    path = cfg.run_dir(out) / RESULT
+    if not path.is_file():
+        return False
+    try:
+        return json.loads(path.read_text())["config"] == json.loads(json.dumps(asdict(cfg)))
+    except (ValueError, KeyError):
+        return False
+
+
+def _progress(cfg: RunConfig, out: Path, steps: int) -> int:
+    try:
+        return min(steps, int((cfg.run_dir(out) / PROGRESS).read_text()))
+    except (OSError, ValueError):
+        return 0
+
+
+def _run_one(cfg: RunConfig, out: str) -> dict:
+    from .train import run
+
+    return run(cfg, out)
+
+
+def _artifact_meta(artifact: str) -> dict:
+    try:
+        from mineclip.export import read_artifact_config
+
+        c = read_artifact_config(artifact)
+    except Exception as e:  # the table is still worth writing
+        return {"artifact": f"{artifact} (unreadable: {e})"}
+    src = c.get("source") or {}
+    metrics = (c.get("training") or {}).get("metrics") or {}
+    desc = f"{artifact} ({src.get('kind', '?')}, {c.get('parameters', 0):,} parameters"
+    return {"artifact": desc + (f", metrics {metrics}" if metrics else "") + ")"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    artifact = _untrained_artifact(out) if args.model == UNTRAINED else args.model
+    meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)}
+    meta.update(_artifact_meta(artifact))
+    if args.report_only:
+        summary = write_report(out, meta)
+        print(markdown(summary, meta))
+        return 0
+    try:
+        configs = _configs(args, artifact)
+    except (ValueError, KeyError) as e:
+        print(f"mineclip rl: {e}", file=sys.stderr)
+        return 2
+    todo = [c for c in configs if args.force or not _done(c, out)]
+    print(f"{len(configs)} runs ({len(configs) - len(todo)} already done), {args.steps:,} steps each, "
+          f"{args.workers} worker(s); artifact {artifact}")
+    failures = []
+    bar = tqdm(total=len(todo) * args.steps, desc="rl env steps", unit="step", unit_scale=True)
+    finished: set[int] = set()
+
+    def advance(k: int, r: dict | None = None, error: Exception | None = None) -> None:
+        cfg = todo[k]
+        if error is not None:
+            failures.append((cfg, error))
+        else:
+            bar.set_postfix_str(f"{len(finished) + 1}/{len(todo)} runs; {cfg.task}/{cfg.variant}/s{cfg.seed}: "
+                                f"{100 * r['success_rate']:.0f}%")
+        finished.add(k)
+
+    def refresh() -> None:
+        done = sum(args.steps if k in finished else _progress(c, out, args.steps) for k, c in enumerate(todo))
+        bar.update(done - bar.n)
+
+    if args.workers <= 1:
+        for k, cfg in enumerate(todo):
+            try:
+                advance(k, _run_one(cfg, str(out)))
+            except Exception as e:  # report and continue with the other runs
+                advance(k, error=e)
+            refresh()
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=args.workers, mp_context=ctx) as pool:
+            futures = {pool.submit(_run_one, cfg, str(out)): k for k, cfg in enumerate(todo)}
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=5, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    try:
+                        advance(futures[fut], fut.result())
+                    except Exception as e:
+                        advance(futures[fut], error=e)
+                refresh()
+    bar.close()
+    wall = time.time() - t0
+    meta["wall time"] = f"{wall / 60:.1f} min for {len(todo)} runs on {args.workers} worker(s)"
+    try:
+        summary = write_report(out, meta)
+    except FileNotFoundError as e:
+        for cfg, err in failures:
+            print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(err).__name__}: {err}", file=sys.stderr)
+        print(f"mineclip rl: {e}", file=sys.stderr)
+        return 1
+    (out / "command.txt").write_text(meta["command"] + "\n")
+    print(markdown(summary, meta))
+    print(f"table: {out / 'table.md'}  json: {out / 'table.json'}  curves: {out / 'curves.png'}")
+    for cfg, e in failures:
+        print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(e).__name__}: {e}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Task-suite environments for RL: reward variants of table 1 and a pool of reusable worlds."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+# The reward variants of the MineDojo paper's table 1, in units of the success bonus (= 1).
+VARIANTS = {
+    "mineclip": "learned MineCLIP reward + success bonus",
+    "sparse": "success bonus only",
+    "dense": "the suite's hand-written dense reward",
+}
+EVAL_WORLD_OFFSET = 10_000  # evaluation worlds are seeds offset..offset+n-1; training worlds 0..n-1
+
+
+def world_seeds(count: int, held_out: bool = False) -> range:
+    """Seeds of the worlds a run trains on (crafter world generation costs ~0.5 s, so runs reuse a
+    few worlds; placements and mobs still change every episode) or is evaluated on (held out)."""
+    start = EVAL_WORLD_OFFSET if held_out else 0
+    return range(start, start + count)
+
+
+class WorldPool(gym.Wrapper):
+    """Each reset draws a world seed from `worlds` and a fresh episode seed (placements, mobs)."""
+
+    def __init__(self, env: gym.Env, worlds: Sequence[int], seed: int):
+        super().__init__(env)
+        self.worlds = list(worlds)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, *, seed=None, options=None):
+        options = dict(options or {})
+        options.setdefault("world_seed", int(self.rng.choice(self.worlds)))
+        episode_seed = int(self.rng.integers(0, 2**31 - 1)) if seed is None else seed
+        return self.env.reset(seed=episode_seed, options=options)
+
+
+class ScaleReward(gym.RewardWrapper):
+    """Multiply the env reward by `scale` (the dense reward in units of its success bonus)."""
+
+    def __init__(self, env: gym.Env, scale: float):
+        super().__init__(env)
+        self.scale = scale
+
+    def reward(self, reward):
+        return reward * self.scale
+
+
+def has_dense_reward(task_id: str) -> bool:
+    """Whether the task defines a hand-written dense reward (otherwise "dense" is "sparse")."""
+    from mineclip.tasks import get_task
+
+    return bool(get_task(task_id).reward)
+
+
+def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
+                  max_steps: int | None = None) -> gym.Env:
+    """One crafter task env whose reward is the variant's env part (success bonus 1, or dense / bonus)."""
+    from mineclip.tasks import get_task, make_env
+
+    if variant not in VARIANTS:
+        raise ValueError(f"expected a reward variant in {sorted(VARIANTS)}, got {variant!r}")
+    task = get_task(task_id)
+    if task.kind != "programmatic":
+        raise ValueError(f"task {task_id!r} is {task.kind}: RL needs a programmatic task (success criterion)")
+    env = make_env(task_id, dense_reward=variant == "dense", max_steps=max_steps)
+    if variant == "dense" and task.reward:
+        env = ScaleReward(env, 1.0 / float(task.reward.get("success", 200.0)))
+    return WorldPool(env, worlds, seed)
+
+
+def make_vec_env(task_id: str, variant: str, num_envs: int, worlds: Sequence[int], seed: int,
+                 max_steps: int | None = None) -> DummyVecEnv:
+    """`num_envs` copies in this process (runs are parallelised over processes, not envs)."""
+    fns = [lambda i=i: make_task_env(task_id, variant, worlds, seed * 1000 + i, max_steps) for i in range(num_envs)]
+    return DummyVecEnv(fns)

@@ -1,0 +1,147 @@
+"""The policy's input: the frozen frame encoder's features of the latest frame(s), for a vector env.
+
+`FrameFeatures` wraps a stable-baselines3 VecEnv of RGB-frame environments. Each step it encodes
+the N newest frames in one forward of the (frozen) MineCLIP frame encoder and returns, per env,
+the features of the last `stack` frames as a float32 vector [stack * D]. Given a reward function
+it also adds the learned MineCLIP reward, computed from the same features (each frame is encoded
+once for both the policy and the reward), with the info keys of `mineclip.reward.MineCLIPReward`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import gymnasium as gym
+import numpy as np
+import torch
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+from mineclip.reward import RewardFunction, RewardModel, RewardStream, StepRewards, reward_from_probs
+from mineclip.reward.wrappers import COMBINES, RunningStats, extract_frame
+
+
+class FeatureRewardStream(RewardStream):
+    """A `RewardStream` fed with frame features [n, D] instead of frames (the caller encoded them)."""
+
+    @torch.inference_mode()
+    def reset_features(self, feats: torch.Tensor, env_ids: Sequence[int]) -> StepRewards:
+        """Start episodes of `env_ids` from the features of their reset frames."""
+        ids = [int(i) for i in env_ids]
+        idx = torch.tensor(ids, device=self.cache.device)
+        self.cache[idx] = feats[:, None, :].expand(-1, self.fn.window, -1)
+        self.length[idx] = 1
+        self.started[ids] = True
+        logits, probs = self.fn.score_windows(self.cache[idx], self.length[idx])
+        self.prev_prob[idx] = probs
+        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
+        return StepRewards(reward, probs, logits)
+
+    @torch.inference_mode()
+    def step_features(self, feats: torch.Tensor) -> StepRewards:
+        """Rewards for the newest frame of every env, from its features [N, D]."""
+        if not bool(self.started.all()):
+            raise RuntimeError(f"reset env(s) {(~self.started).nonzero().flatten().tolist()} before stepping")
+        self.cache = torch.cat([self.cache[:, 1:], feats[:, None, :]], dim=1)
+        self.length = (self.length + 1).clamp(max=self.fn.window)
+        logits, probs = self.fn.score_windows(self.cache, self.length)
+        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
+        self.prev_prob = probs.clone()
+        return StepRewards(reward, probs, logits)
+
+
+class FrameFeatures(VecEnvWrapper):
+    """Observations -> frozen frame-encoder features of the last `stack` frames, float32 [stack * D].
+
+    Features are L2-normalised and scaled by sqrt(D) so that entries are of order 1. With
+    `reward=` (a RewardFunction of the same RewardModel) the step reward becomes
+    env reward + coef * MineCLIP reward (combine="add", the paper's setup with the sparse success
+    bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip"
+    ({"reward", "prob", "logits", "env_reward"}) and, at an episode's end, "mineclip_episode".
+    """
+
+    def __init__(self, venv: VecEnv, reward_model: RewardModel, *, stack: int = 1,
+                 reward: RewardFunction | None = None, combine: str = "add", coef: float = 1.0):
+        if stack < 1:
+            raise ValueError(f"expected stack >= 1 frames, got {stack}")
+        if combine not in COMBINES:
+            raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
+        if reward is not None and reward.rm is not reward_model:
+            raise ValueError("the reward function must use the same RewardModel as the features (one encoding)")
+        self.rm, self.stack, self.fn, self.combine, self.coef = reward_model, stack, reward, combine, coef
+        self.dim = int(reward_model.model.config.embed_dim)
+        space = gym.spaces.Box(-np.inf, np.inf, (stack * self.dim,), np.float32)
+        super().__init__(venv, observation_space=space)
+        self.history = torch.zeros(self.num_envs, stack, self.dim)
+        self.stream = FeatureRewardStream(reward, self.num_envs) if reward is not None else None
+        self.stats = RunningStats()
+        self.returns = np.zeros(self.num_envs)
+        self.lengths = np.zeros(self.num_envs, dtype=np.int64)
+        self.frames_encoded = 0
+
+    # ---------------------------------------------------------------- encoding
+    def encode(self, frames: np.ndarray) -> torch.Tensor:
+        """uint8 frames [n, H, W, 3] -> normalised features [n, D] (one forward)."""
+        feats = self.rm.frame_features(frames).float().cpu()
+        self.frames_encoded += len(frames)
+        return feats
+
+    def _normalise(self, feats: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.normalize(feats, dim=-1) * math.sqrt(self.dim)
+
+    def _obs(self, ids=None) -> np.ndarray:
+        h = self.history if ids is None else self.history[ids]
+        return self._normalise(h).reshape(len(h), -1).numpy().astype(np.float32)
+
+    @staticmethod
+    def _frames(obs) -> np.ndarray:
+        frames = extract_frame(obs)
+        if frames is None:
+            raise ValueError(f"expected uint8 RGB frames [N, H, W, 3] from the env, got "
+                             f"{getattr(obs, 'dtype', type(obs).__name__)} {list(np.shape(obs))}")
+        return np.asarray(frames)
+
+    def _start(self, ids: np.ndarray, feats: torch.Tensor) -> None:
+        self.history[ids] = feats[:, None, :].expand(-1, self.stack, -1)
+        self.returns[ids] = 0.0
+        self.lengths[ids] = 0
+        if self.stream is not None:
+            self.stream.reset_features(feats.to(self.rm.device), ids)
+
+    # ---------------------------------------------------------------- VecEnv API
+    def reset(self) -> np.ndarray:
+        frames = self._frames(self.venv.reset())
+        ids = np.arange(self.num_envs)
+        self._start(ids, self.encode(frames))
+        return self._obs()
+
+    def step_wait(self):
+        obs, env_reward, dones, infos = self.venv.step_wait()
+        frames = self._frames(obs)
+        done_ids = np.flatnonzero(dones)
+        step_frames = frames.copy()
+        for i in done_ids:  # the step's own last frame; `frames[i]` already starts the next episode
+            step_frames[i] = self._frames(infos[i]["terminal_observation"][None])[0]
+        feats = self.encode(np.concatenate([step_frames, frames[done_ids]]) if len(done_ids) else step_frames)
+        step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
+        self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
+        reward = np.asarray(env_reward, dtype=np.float64).copy()
+        self.lengths += 1
+        if self.stream is not None:
+            out = self.stream.step_features(step_feats.to(self.rm.device))
+            learned = out.reward.float().cpu().numpy().astype(np.float64)
+            probs, logits = out.prob.float().cpu().numpy(), out.logits.float().cpu().numpy()
+            self.stats.update(learned)
+            self.returns += learned
+            for i in range(self.num_envs):
+                infos[i]["mineclip"] = {"reward": float(learned[i]), "prob": float(probs[i]),
+                                        "logits": logits[i], "env_reward": float(env_reward[i])}
+            reward = reward + self.coef * learned if self.combine == "add" else self.coef * learned
+        for i in done_ids:
+            infos[i]["terminal_observation"] = self._obs([i])[0]
+            if self.stream is not None:
+                infos[i]["mineclip_episode"] = {"return": float(self.returns[i]), "length": int(self.lengths[i]),
+                                                "scale": self.stats.summary(), "num_prompts": self.fn.num_prompts}
+        if len(done_ids):
+            self._start(done_ids, reset_feats)
+        return self._obs(), reward.astype(np.float32), dones, infos

@@ -1,0 +1,191 @@
+"""One RL run: PPO (stable-baselines3) on one task, reward variant and seed, then its success rate."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+from mineclip.reward import RewardModel
+
+from .envs import VARIANTS, has_dense_reward, make_vec_env, world_seeds
+from .features import FrameFeatures
+
+RESULT = "result.json"
+PROGRESS = "progress.txt"  # env steps trained so far
+
+
+@dataclass
+class PPOSettings:
+    """PPO hyper-parameters (stable-baselines3 names); the defaults suit 48-step crafter episodes."""
+
+    n_steps: int = 32  # per env and rollout; x num_envs = rollout size
+    batch_size: int = 64
+    n_epochs: int = 8  # env steps are the expensive part on a CPU: reuse each rollout more
+    learning_rate: float = 5e-4
+    gamma: float = 0.98
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    clip_range: float = 0.2
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+
+
+@dataclass
+class RunConfig:
+    """Everything that decides one run."""
+
+    task: str
+    variant: str
+    seed: int
+    artifact: str
+    steps: int = 3_000  # env steps of training (the compute per run; 27 runs ~ 27 min on 2 cores)
+    num_envs: int = 8
+    stack: int = 1  # frames whose features form the policy input
+    reward_mode: str = "direct"  # MineCLIP reward formula (variant "mineclip")
+    reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
+    negatives: str = "suite"  # "suite": every other prompt; "distinct": without those containing the prompt
+    eval_episodes: int = 12
+    eval_deterministic: bool = False
+    max_steps: int | None = None  # episode length; None = the task's default
+    worlds: int = 8  # world seeds trained on (and, disjoint, evaluated on)
+    ppo: PPOSettings = field(default_factory=PPOSettings)
+
+    def run_dir(self, out: Path) -> Path:
+        return Path(out) / "runs" / self.task / self.variant / f"seed{self.seed}"
+
+
+_MODELS: dict[str, RewardModel] = {}
+
+
+def reward_model(artifact: str) -> RewardModel:
+    """The artifact's RewardModel, loaded once per process."""
+    if artifact not in _MODELS:
+        _MODELS[artifact] = RewardModel.load(artifact, device="cpu")
+    return _MODELS[artifact]
+
+
+class EpisodeLog(BaseCallback):
+    """Records (env step, success, learned return) at the end of every training episode, and
+    writes the env steps done so far to `progress` after every rollout (for the CLI's progress bar)."""
+
+    def __init__(self, progress: Path | None = None):
+        super().__init__()
+        self.episodes: list[tuple[int, bool, float | None]] = []
+        self.progress = progress
+
+    def _on_rollout_end(self) -> None:
+        if self.progress is not None:
+            self.progress.write_text(str(self.num_timesteps))
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done:
+                learned = info.get("mineclip_episode", {}).get("return")
+                self.episodes.append((int(self.num_timesteps), bool(info.get("success", False)), learned))
+        return True
+
+
+def negative_prompts(cfg: RunConfig) -> list[str] | None:
+    """The learned reward's negatives: None (the reward library's default, the suite's other prompts),
+    or with "distinct" the other prompts minus special cases of this one ("chop a tree near water"
+    for "chop a tree"), which an agent solving the task satisfies as well."""
+    if cfg.negatives == "suite":
+        return None
+    if cfg.negatives != "distinct":
+        raise ValueError(f"expected negatives 'suite' or 'distinct', got {cfg.negatives!r}")
+    from mineclip.tasks import all_prompts, get_task
+
+    prompt = get_task(cfg.task).prompt
+    return [p for p in all_prompts() if p != prompt and prompt not in p]
+
+
+def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str | None = None,
+              num_envs: int | None = None) -> FrameFeatures:
+    """The run's vector env: task envs -> frame features (+ the learned reward for "mineclip")."""
+    variant = variant or cfg.variant
+    venv = make_vec_env(cfg.task, variant, num_envs or cfg.num_envs, worlds, seed, cfg.max_steps)
+    fn = None
+    if variant == "mineclip":
+        from mineclip.tasks import get_task
+
+        fn = rm.reward_fn(get_task(cfg.task).prompt, negatives=negative_prompts(cfg), mode=cfg.reward_mode)
+    return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef)
+
+
+def evaluate(policy: PPO, cfg: RunConfig, rm: RewardModel, episodes: int, seed: int) -> dict:
+    """Success rate over `episodes` episodes on held-out worlds (each env runs a fixed quota,
+    so short successful episodes do not crowd out long failures)."""
+    n = max(1, min(cfg.num_envs, episodes))
+    quota = np.full(n, episodes // n)
+    quota[: episodes % n] += 1
+    env = build_env(cfg, rm, world_seeds(cfg.worlds, held_out=True), seed, variant="sparse", num_envs=n)
+    obs = env.reset()
+    done_count = np.zeros(n, dtype=int)
+    successes, lengths = [], []
+    steps = np.zeros(n, dtype=int)
+    while (done_count < quota).any():
+        actions, _ = policy.predict(obs, deterministic=cfg.eval_deterministic)
+        obs, _, dones, infos = env.step(actions)
+        steps += 1
+        for i in np.flatnonzero(dones):
+            if done_count[i] < quota[i]:
+                successes.append(bool(infos[i].get("success", False)))
+                lengths.append(int(steps[i]))
+            done_count[i] += 1
+            steps[i] = 0
+    env.close()
+    return {"success_rate": float(np.mean(successes)), "episodes": len(successes),
+            "mean_length": float(np.mean(lengths))}
+
+
+def run(cfg: RunConfig, out: str | Path) -> dict:
+    """Train, evaluate and write run_dir/result.json (+ policy.zip); returns the result."""
+    torch.set_num_threads(1)
+    if cfg.variant not in VARIANTS:
+        raise ValueError(f"expected a reward variant in {sorted(VARIANTS)}, got {cfg.variant!r}")
+    run_dir = cfg.run_dir(Path(out))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / PROGRESS).write_text("0")
+    t0 = time.time()
+    rm = reward_model(cfg.artifact)
+    env = build_env(cfg, rm, world_seeds(cfg.worlds), cfg.seed)
+    p = cfg.ppo
+    policy = PPO("MlpPolicy", env, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
+                 learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, ent_coef=p.ent_coef,
+                 clip_range=p.clip_range, policy_kwargs={"net_arch": list(p.net_arch)}, seed=cfg.seed,
+                 device="cpu", verbose=0)
+    log = EpisodeLog(run_dir / PROGRESS)
+    policy.learn(total_timesteps=cfg.steps, callback=log)
+    train_s = time.time() - t0
+    scale = env.stats.summary() if env.fn is not None else None
+    frames = env.frames_encoded
+    env.close()
+    t1 = time.time()
+    ev = evaluate(policy, cfg, rm, cfg.eval_episodes, seed=10_000 + cfg.seed)
+    policy.save(run_dir / "policy.zip")
+    result = {
+        "task": cfg.task, "variant": cfg.variant, "seed": cfg.seed,
+        "success_rate": ev["success_rate"], "eval": ev,
+        "train": {"env_steps": int(policy.num_timesteps), "episodes": len(log.episodes),
+                  "success_rate_last_quarter": _last_quarter(log.episodes),
+                  "frames_encoded": int(frames), "learned_reward_scale": scale},
+        "curve": [[s, int(ok)] + ([] if r is None else [r]) for s, ok, r in log.episodes],
+        "dense_reward_defined": has_dense_reward(cfg.task),
+        "wall_s": {"train": train_s, "eval": time.time() - t1, "total": time.time() - t0},
+        "config": asdict(cfg),
+    }
+    (run_dir / RESULT).write_text(json.dumps(result) + "\n")
+    return result
+
+
+def _last_quarter(episodes: list) -> float | None:
+    if not episodes:
+        return None
+    last = episodes[len(episodes) * 3 // 4:]
+    return float(np.mean([ok for _, ok, _ in last]))
