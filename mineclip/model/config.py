@@ -97,7 +97,7 @@ def _mineclip(pooling: str) -> ModelConfig:
 def _tiny(pooling: str) -> ModelConfig:
     return ModelConfig(
         embed_dim=128,
-        vision=VisionConfig(width=128, layers=4, heads=4),
+        vision=VisionConfig(width=64, layers=2, heads=2),
         text=TextConfig(width=128, layers=4, heads=4),
         temporal=TemporalConfig(pooling=pooling, layers=2, heads=4, dim_head=32),
         trainable_blocks=-1,

@@ -63,7 +63,7 @@ def _assert_loaded(model: MineCLIP, clip: dict[str, torch.Tensor]) -> None:
     assert torch.equal(sd["text.transformer.resblocks.3.mlp.c_proj.bias"], clip["transformer.resblocks.3.mlp.c_proj.bias"])
     assert torch.equal(sd["logit_scale"], clip["logit_scale"])
     pos = sd["vision.positional_embedding"]
-    assert pos.shape == (161, 128)
+    assert pos.shape == (161, model.config.vision.width)
     assert torch.equal(pos[0], clip["visual.positional_embedding"][0])  # CLS row kept
     assert torch.allclose(pos, resize_pos_embed(clip["visual.positional_embedding"], (10, 16)))
 
@@ -105,6 +105,7 @@ def test_clip_of_another_width_is_refused_with_keys(tmp_path):
     with pytest.raises(CheckpointError) as e:
         load_openai_clip(model, tmp_path / "other.pt")
     msg = str(e.value)
-    assert "visual.conv1.weight expected [128, 3, 16, 16] got [768, 3, 16, 16]" in msg
+    width = model.config.vision.width
+    assert f"visual.conv1.weight expected [{width}, 3, 16, 16] got [768, 3, 16, 16]" in msg
     assert "missing (1): ln_final.bias" in msg
     assert "unexpected (1): visual.attnpool.weight" in msg

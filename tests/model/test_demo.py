@@ -9,7 +9,7 @@ def test_demo_prints_parameter_counts_and_probabilities(capsys):
     assert main(["--configs", "tiny_attn,tiny_avg", "--frames", "4", "--source", "synthetic",
                  "--prompts", "hunt a cow", "chop a tree"]) == 0
     out = capsys.readouterr().out
-    assert "tiny_attn" in out and "8,637,826 parameters" in out and "tiny_avg" in out
+    assert "tiny_attn" in out and "7,876,738 parameters" in out and "tiny_avg" in out
     assert "hunt a cow" in out and "summary: 2 models scored 2 prompts" in out
 
 

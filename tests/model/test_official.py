@@ -108,9 +108,10 @@ def test_tiny_outputs_match_reference_with_released_code_path(tiny_model, tmp_pa
         video = tiny_model.encode_video(random_video)
         text = tiny_model.encode_text(PROMPTS)
         ours = tiny_model.score(video, text)
-        feats = ref.frame_features(sd, random_video.flatten(0, 1), heads=4).view(2, 4, -1)
-        ref_video = ref.aggregate(sd, feats, heads=4)
-        ref_text = ref.text_features(sd, tokens, heads=4)
+        cfg = tiny_model.config
+        feats = ref.frame_features(sd, random_video.flatten(0, 1), heads=cfg.vision.heads).view(2, 4, -1)
+        ref_video = ref.aggregate(sd, feats, heads=cfg.temporal.heads)
+        ref_text = ref.text_features(sd, tokens, heads=cfg.text.heads)
         theirs = ref.logits(sd, ref_video, ref_text)
         assert torch.equal(tiny_model.encode_text(tokens), text)
     assert rel_err(video, ref_video) < 1e-4 and rel_err(text, ref_text) < 1e-4
@@ -186,9 +187,10 @@ def test_checkpoint_of_another_model_is_refused_with_what_came(tmp_path):
 def test_unresized_position_table_is_refused_not_resized(tiny_official_sd, tmp_path):
     sd = dict(tiny_official_sd["state_dict"])
     for prefix in ("image_encoder.", "clip_model.vision_model.", "reward_head.clip_model.vision_model."):
-        sd[f"model.{prefix}pos_embed"] = torch.zeros(197, 128)  # a 224x224 table
+        width = sd[f"model.{prefix}pos_embed"].shape[1]
+        sd[f"model.{prefix}pos_embed"] = torch.zeros(197, width)  # a 224x224 table
     torch.save({**tiny_official_sd, "state_dict": sd}, tmp_path / "pos224.pth")
-    with pytest.raises(CheckpointError, match=r"model.image_encoder.pos_embed expected \[161, 128\] got \[197, 128\]"):
+    with pytest.raises(CheckpointError, match=rf"model.image_encoder.pos_embed expected \[161, {width}\] got \[197, {width}\]"):
         load_official(tmp_path / "pos224.pth")
 
 
