@@ -36,6 +36,7 @@ class DeepSpeedStrategy(_LightningDeepSpeed):
             super().setup_environment()
 
     def setup_distributed(self) -> None:
+        _forget_deepspeed_groups()
         if not isinstance(self.accelerator, CPUAccelerator):
             return super().setup_distributed()
         from lightning_fabric.utilities.seed import reset_seed
@@ -89,6 +90,17 @@ class DeepSpeedStrategy(_LightningDeepSpeed):
         strategy_registry.register(
             "mineclip_deepspeed_stage_3", cls, description="DeepSpeed ZeRO-3 on CUDA or CPU, atomic checkpoints", stage=3
         )
+
+
+def _forget_deepspeed_groups() -> None:
+    """DeepSpeed caches process groups in module globals (e.g. its clone of the world group). After a
+    process group is destroyed and a new one made in the same process (a second fit, tests), those
+    caches point at dead groups; drop them so DeepSpeed builds them again from the current world."""
+    from deepspeed.utils import groups
+
+    for name, value in vars(groups).items():
+        if name.startswith("_") and name.isupper() and ("GROUP" in name or name.startswith("_MPU_")):
+            setattr(groups, name, {} if isinstance(value, dict) else None)
 
 
 def _patch_scalar_broadcast() -> None:
