@@ -28,7 +28,8 @@ def retrieval_metrics(
         groups = torch.as_tensor(groups)
         relevant = groups[:, None] == groups[None, :]
     scores = v @ t.t()
-    out: dict[str, float] = {}
+    # R@1 of a random ranking: the share of relevant items, averaged over queries (1/N without groups)
+    out: dict[str, float] = {"chance_R@1": relevant.float().mean(dim=1).mean().item()}
     for name, s, rel in (("v2t", scores, relevant), ("t2v", scores.t(), relevant.t())):
         ranks = _ranks(s, rel).float()
         for k in ks:

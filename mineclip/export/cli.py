@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from .artifact import load_artifact, save_artifact
+from .artifact import DEFAULT_WINDOW, load_artifact, save_artifact
 from .checkpoint import CheckpointError, load_checkpoint
 
 
@@ -27,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", default=None, help="name in the model card")
     p.add_argument("--resize", choices=("pad", "crop", "stretch"), default="pad",
                    help="how the reward resizes frames of another size (default: pad, keeps the whole view)")
+    p.add_argument("--window", type=int, default=DEFAULT_WINDOW,
+                   help="frames per reward window (default 16, the paper's; use the training frame count for "
+                        "attn models trained on shorter clips, whose later position embeddings never trained)")
     p.add_argument("--no-verify", action="store_true", help="skip the reload-and-score check")
     return p
 
@@ -62,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {out} (released layout) from {loaded.kind} checkpoint {args.checkpoint} in {time.time() - t0:.1f}s")
         return 0
     source = {"kind": loaded.kind, "path": str(Path(args.checkpoint).resolve()), "name": args.name}
-    save_artifact(model, out, source=source, training=loaded.info, resize=args.resize, name=args.name)
+    if not 1 <= args.window <= model.max_frames:
+        print(f"mineclip export: --window must be 1 to {model.max_frames}, got {args.window}", file=sys.stderr)
+        return 2
+    save_artifact(model, out, source=source, training=loaded.info, resize=args.resize, name=args.name,
+                  window=args.window)
     msg = ""
     if not args.no_verify:
         diff = verify_round_trip(model, out)

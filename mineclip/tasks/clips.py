@@ -44,13 +44,13 @@ def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
 
 def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 8, episode_len: int = 48,
                    misalign: float = 0.2, filler: float = 0.3, task_ids: list[str] | None = None,
-                   worlds: int = 24, seed: int = 0, encoding: str = "mp4") -> list[dict]:
+                   worlds: int = 24, seed: int = 0, encoding: str = "mp4", world_offset: int = 10_000) -> list[dict]:
     """Enough episodes (tasks round-robin, agents by AGENT_MIX, training worlds) for ~num_clips clips."""
     tasks = task_ids or [t.id for t in list_tasks()]
     per_episode = max((episode_len + 1 - clip_len) // stride + 1, 1)
     n_eps = max(1, int(np.ceil(num_clips / (0.8 * per_episode))))
     rng = random.Random(seed)
-    seeds = world_seeds("train", worlds, offset=10_000)
+    seeds = world_seeds("train", worlds, offset=world_offset)
     names, weights = zip(*AGENT_MIX)
     jobs = []
     for i in range(n_eps):

@@ -1,0 +1,263 @@
+"""`mineclip pipeline`: the main job on the built-in default, end to end.
+
+play the task suite -> narrated training shards + held-out clips -> labelled evaluation set on
+held-out worlds -> train the tiny model -> export it -> judge the evaluation set with eval.py ->
+a one-screen summary. Every stage writes into one run folder and is skipped when its output is
+already there (use --force to redo), so a killed run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Tasks judged by default: 8 programmatic (harvest, survival, tech tree, combat) and 4 creative ones.
+EVAL_TASKS = (
+    "harvest_wood", "drink_water", "hunt_cow", "place_table", "harvest_stone", "harvest_sapling",
+    "eat_plant", "combat_zombie",
+    "find_water", "find_lava", "dig_tunnel", "lay_stone_row",
+)
+
+
+@dataclass
+class Preset:
+    """Sizes of one pipeline run; `default` fits in 20 minutes on a 2-core CPU."""
+
+    train_config: str = "configs/tiny.yaml"
+    num_clips: int = 8000
+    val_clips: int = 512
+    eval_tasks: tuple[str, ...] = EVAL_TASKS
+    per_label: int = 10
+    max_epochs: int = 6
+    epoch_length: int = 3200
+    batch_size: int = 32
+    num_frames: int = 8
+    trainer_overrides: list[str] = field(default_factory=list)
+
+
+PRESETS = {
+    "default": Preset(),
+    # a few minutes: for the end-to-end test and a first look
+    "quick": Preset(num_clips=256, val_clips=64, eval_tasks=("harvest_wood", "drink_water", "find_water"),
+                    per_label=3, max_epochs=1, epoch_length=128, batch_size=16, num_frames=4),
+    # the same pipeline on a GPU with the full-size model (initialise from OpenAI CLIP with
+    # --train-arg=--model.init=clip:/path/to/ViT-B-16.pt)
+    "large": Preset(train_config="configs/single_gpu.yaml", num_clips=64000, val_clips=2048, per_label=50,
+                    max_epochs=2, epoch_length=64000, batch_size=64, num_frames=16),
+}
+
+STAGES = ("clips", "evalset", "train", "export", "eval")
+
+
+def _done(run: Path, stage: str) -> dict | None:
+    marker = run / "stages" / f"{stage}.json"
+    return json.loads(marker.read_text()) if marker.is_file() else None
+
+
+def _mark(run: Path, stage: str, info: dict) -> None:
+    marker = run / "stages" / f"{stage}.json"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    tmp = marker.with_suffix(".part")
+    tmp.write_text(json.dumps(info, indent=1) + "\n")
+    tmp.replace(marker)
+
+
+class StageError(RuntimeError):
+    pass
+
+
+def stage_clips(run: Path, p: Preset, workers: int) -> dict:
+    from mineclip.tasks.clips import make_clips
+
+    train = make_clips(run / "shards" / "train", num_clips=p.num_clips, workers=workers, prefix="train", seed=0)
+    # held-out clips come from other training-split worlds than the training clips
+    val = make_clips(run / "shards" / "val", num_clips=p.val_clips, workers=workers, prefix="val", seed=1,
+                     world_offset=500_000)
+    return {"train_clips": train.get("total"), "val_clips": val.get("total")}
+
+
+def stage_evalset(run: Path, p: Preset, workers: int) -> dict:
+    from mineclip.tasks.record import evalset
+
+    path, counts = evalset(list(p.eval_tasks), p.per_label, run / "evalset", workers=workers)
+    return {"labels": str(path), "counts": {t: list(c) for t, c in counts.items()}}
+
+
+def _config_path(name: str) -> Path:
+    path = Path(name)
+    for cand in (path, REPO / path):
+        if cand.is_file():
+            return cand
+    raise StageError(f"training config not found: {name} (looked in . and {REPO})")
+
+
+def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
+    from mineclip.train.cli import main as train_main
+
+    ckpt_dir = run / "train" / "checkpoints"
+    args = [
+        "fit", "--config", str(_config_path(p.train_config)),
+        f"--trainer.default_root_dir={run / 'train'}",
+        f"--trainer.max_epochs={p.max_epochs}",
+        f"--data.init_args.train_urls={run / 'shards' / 'train'}",
+        f"--data.init_args.val_urls={run / 'shards' / 'val'}",
+        f"--data.init_args.batch_size={p.batch_size}",
+        f"--data.init_args.num_frames={p.num_frames}",
+        f"--data.init_args.epoch_length={p.epoch_length}",
+        f"--data.init_args.num_workers={max(1, workers - 1)}",
+        f"--checkpoint.dirpath={ckpt_dir}",
+        f"--last_checkpoint.dirpath={ckpt_dir}",
+        *_logger_args(run),
+        *p.trainer_overrides,
+        *extra,
+    ]
+    if (ckpt_dir / "last.ckpt").exists():
+        args.append("--ckpt_path=last")  # a killed run resumes
+    code = train_main(args)
+    if code != 0:
+        raise StageError(f"training failed (exit {code}); see {run / 'train'}")
+    chosen = _best_checkpoint(ckpt_dir) or (ckpt_dir / "last.ckpt")
+    if not chosen.exists():
+        raise StageError(f"training wrote no checkpoint into {ckpt_dir}")
+    return {"checkpoint": str(chosen)}
+
+
+def _logger_args(run: Path) -> list[str]:
+    logs = str(run / "train")
+    loggers = [{"class_path": f"pytorch_lightning.loggers.{cls}", "init_args": {"save_dir": logs, "name": name}}
+               for cls, name in (("TensorBoardLogger", "tb"), ("CSVLogger", "csv"))]
+    return [f"--trainer.logger={json.dumps(loggers)}"]
+
+
+def _best_checkpoint(ckpt_dir: Path) -> Path | None:
+    """The best checkpoint by validation mean R@1, as recorded by the checkpoint callback in last.ckpt."""
+    import torch
+
+    last = ckpt_dir / "last.ckpt"
+    if not last.is_file():
+        return None
+    ck = torch.load(last, map_location="cpu", weights_only=False)  # our own file, just written
+    for state in (ck.get("callbacks") or {}).values():
+        best = Path(state.get("best_model_path") or "") if isinstance(state, dict) else None
+        if best and best.name and best.is_file():
+            return best
+    return None
+
+
+def stage_export(run: Path, checkpoint: str, window: int) -> dict:
+    from mineclip.export.cli import main as export_main
+
+    out = run / "artifact"
+    if out.exists():
+        shutil.rmtree(out)
+    code = export_main([checkpoint, "--out", str(out), "--name", "mineclip (pipeline)", "--window", str(window)])
+    if code != 0:
+        raise StageError(f"export failed (exit {code})")
+    return {"artifact": str(out)}
+
+
+def stage_eval(run: Path, artifact: str, labels: str) -> dict:
+    from mineclip.evaluate.cli import main as eval_main
+
+    out = run / "report"
+    code = eval_main(["--model", artifact, "--labels", labels, "--out", str(out),
+                      "--shards", str(run / "shards" / "val")])
+    if code != 0:
+        raise StageError(f"evaluation failed (exit {code})")
+    return {"report": str(out / "report.md"), "metrics": str(out / "metrics.json")}
+
+
+def summary(run: Path, times: dict[str, float]) -> str:
+    """One screen: F1 per task (trained vs untrained), retrieval R@1 against chance, time per stage."""
+    metrics = json.loads((run / "report" / "metrics.json").read_text())
+    models = metrics["models"]
+    names = list(models)
+    lines = [f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
+    kinds = {}
+    from mineclip.tasks import get_task
+
+    for task in next(iter(models.values())):
+        kinds[task] = get_task(task).kind
+        row = f"{task:<22} {kinds[task]:<13}"
+        for n in names:
+            f1 = models[n].get(task, {}).get("rules", {}).get("mean", {}).get("kmeans", {}).get("f1")
+            row += f"{'-' if f1 is None else f'{100 * f1:.1f}':>20}"
+        lines.append(row)
+    for kind in ("programmatic", "creative"):
+        row = f"{'mean ' + kind:<36}"
+        for n in names:
+            vals = [models[n][t]["rules"]["mean"]["kmeans"]["f1"] for t in models[n] if kinds.get(t) == kind]
+            row += f"{(100 * sum(vals) / len(vals)) if vals else float('nan'):>20.1f}"
+        lines.append(row)
+    for n, r in (metrics.get("retrieval") or {}).items():
+        if "v2t_R@1" in r:
+            lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "
+                         f"(chance {100 * r['chance_R@1']:.1f}%: 1/N, same captions counted as matches)")
+    lines.append("wall time: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
+                 + f", total {sum(times.values()):.0f}s")
+    lines.append(f"report: {run / 'report' / 'report.md'}")
+    return "\n".join(lines)
+
+
+def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = False,
+                 train_args: list[str] | None = None) -> str:
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "preset.json").write_text(json.dumps(dataclasses.asdict(preset), indent=1) + "\n")
+    times: dict[str, float] = {}
+    info: dict[str, dict] = {}
+    for stage in STAGES:
+        prev = None if force else _done(run, stage)
+        if prev is not None:
+            print(f"[{stage}] done before ({prev['seconds']:.0f}s), skipping", flush=True)
+            info[stage], times[stage] = prev, prev["seconds"]
+            continue
+        print(f"[{stage}] ...", flush=True)
+        t0 = time.time()
+        if stage == "clips":
+            out = stage_clips(run, preset, workers)
+        elif stage == "evalset":
+            out = stage_evalset(run, preset, workers)
+        elif stage == "train":
+            out = stage_train(run, preset, workers, train_args or [])
+        elif stage == "export":
+            out = stage_export(run, info["train"]["checkpoint"], preset.num_frames)
+        else:
+            out = stage_eval(run, info["export"]["artifact"], info["evalset"]["labels"])
+        out["seconds"] = time.time() - t0
+        _mark(run, stage, out)
+        info[stage], times[stage] = out, out["seconds"]
+        force = force or stage in ("clips", "evalset", "train")  # later stages depend on this output
+    return summary(run, times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="mineclip pipeline", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="default",
+                    help="sizes: default (20 min on 2 CPU cores), quick (minutes), large (GPU, full model)")
+    ap.add_argument("--out", default=None, help="run folder (default: runs/<preset>)")
+    ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading")
+    ap.add_argument("--force", action="store_true", help="redo every stage even if its output exists")
+    ap.add_argument("--train-arg", action="append", default=[],
+                    help="extra option for train.py, e.g. --train-arg=--trainer.max_epochs=2 (repeatable)")
+    args = ap.parse_args(argv)
+    preset = PRESETS[args.preset]
+    run = Path(args.out or f"runs/{args.preset}")
+    try:
+        text = run_pipeline(run, preset, args.workers, args.force, args.train_arg)
+    except StageError as e:
+        print(f"mineclip pipeline: {e}", file=sys.stderr)
+        return 1
+    print("\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
