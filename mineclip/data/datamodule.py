@@ -17,6 +17,8 @@ class ClipDataModule(pl.LightningDataModule):
     epoch_length: training samples per epoch over all ranks (the resampled stream is infinite).
     Batches: {"video": uint8 [B, T, 3, H, W], "tokens": long [B, 77], "text", "meta", "skipped"}.
     `skipped_totals` sums the skipped-sample counts of all batches seen by the trainer.
+    cache_train: decode the training clips once into RAM and draw batches from there
+    (`mineclip.data.cache.CachedClips`), for datasets that fit in memory such as the built-in default.
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class ClipDataModule(pl.LightningDataModule):
         seed: int = 0,
         pin_memory: bool = False,
         prefetch_factor: int = 2,
+        cache_train: bool = False,
     ):
         super().__init__()
         self.save_hyperparameters()
@@ -53,6 +56,8 @@ class ClipDataModule(pl.LightningDataModule):
         self.pin_memory = pin_memory
         self.prefetch_factor = prefetch_factor
         self.skipped_totals: Counter = Counter()
+        self.cache_train = cache_train
+        self._cached = None
 
     def _sources(self, urls):
         if urls is None:
@@ -90,6 +95,18 @@ class ClipDataModule(pl.LightningDataModule):
         )
 
     def train_dataloader(self):
+        if self.cache_train:
+            from mineclip.data.cache import CachedClips
+
+            if self._cached is None:
+                if self.train_urls is None:
+                    raise ValueError("ClipDataModule: no train_urls given")
+                self._cached = CachedClips(
+                    self._sources(self.train_urls), batch_size=self.batch_size, num_frames=self.num_frames,
+                    resolution=self.resolution, epoch_length=self.epoch_length, weights=self.train_weights,
+                    crop_scale=self.crop_scale, seed=self.seed)
+                self.skipped_totals.update(self._cached.load_skipped)
+            return make_loader(self._cached, 0, self.pin_memory)
         return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)
 
     def val_dataloader(self):

@@ -1,0 +1,93 @@
+"""In-memory training clips for datasets that fit in RAM (the built-in crafter default).
+
+Streaming from shards decodes every clip again each epoch; on a 2-core CPU that decoding costs as
+much as the tiny model's training step. `CachedClips` decodes each clip once (the T frames the
+model sees, at the model's resolution) and then serves shuffled batches from memory, with the same
+temporally consistent random resized crop as the streaming reader.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+from torch.utils.data import IterableDataset
+
+from .pipeline import ClipDataset, DecodeSettings, collate, random_resized_crop_box
+from .video import crop_resize
+
+
+class CachedClips(IterableDataset):
+    """Batches drawn from clips decoded once; each epoch is `epoch_length` samples (per rank share)."""
+
+    def __init__(
+        self,
+        sources: Sequence[str],
+        batch_size: int = 32,
+        num_frames: int = 16,
+        resolution: Sequence[int] = (160, 256),
+        epoch_length: int = 10_000,
+        weights: Sequence[float] | None = None,
+        crop_scale: Sequence[float] = (0.8, 1.0),
+        seed: int = 0,
+        progress: bool = True,
+    ):
+        self.batch_size = int(batch_size)
+        self.epoch_length = int(epoch_length)
+        self.seed = int(seed)
+        self.settings = DecodeSettings(num_frames=int(num_frames), resolution=(int(resolution[0]), int(resolution[1])),
+                                       train=True, crop_scale=(float(crop_scale[0]), float(crop_scale[1])))
+        weights = list(weights) if weights is not None else [1.0] * len(sources)
+        if len(weights) != len(sources) or any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError(f"need one non-negative weight per source ({len(sources)}), got {weights}")
+        self.weights = [float(w) for w in weights]
+        self.load_skipped: dict[str, int] = {}
+        self.clips: list[list[dict]] = [self._load(src, progress) for src in sources]
+        empty = [str(s) for s, c in zip(sources, self.clips) if not c]
+        if empty:
+            raise ValueError(f"no readable clips in training source(s): {', '.join(empty)}")
+        self._epoch = 0
+
+    def _load(self, source: str, progress: bool) -> list[dict]:
+        from tqdm import tqdm
+
+        reader = ClipDataset(source, batch_size=64, num_frames=self.settings.num_frames,
+                             resolution=self.settings.resolution, mode="exact", train=False, shuffle_buffer=0)
+        clips: list[dict] = []
+        with tqdm(desc=f"caching clips of {source}", unit="clip", disable=not progress) as bar:
+            for batch in reader:
+                for video, text, meta in zip(batch["video"], batch["text"], batch["meta"]):
+                    clips.append({"video": video.numpy().transpose(0, 2, 3, 1).copy(), "text": text, "meta": meta})
+                bar.update(len(batch["video"]))
+        for reason, n in reader.counter.delta().items():
+            self.load_skipped[reason] = self.load_skipped.get(reason, 0) + n
+        return clips
+
+    def __len__(self) -> int:
+        return -(-self.epoch_length // (self.batch_size * _world_size()))
+
+    def _sample(self, rng: random.Random) -> dict:
+        clips = self.clips[rng.choices(range(len(self.clips)), self.weights)[0]] if len(self.clips) > 1 else self.clips[0]
+        clip = clips[rng.randrange(len(clips))]
+        frames = clip["video"]
+        out_h, out_w = self.settings.resolution
+        ratio = (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
+        box = random_resized_crop_box(frames.shape[1], frames.shape[2], self.settings.crop_scale, ratio, rng)
+        frames = crop_resize(frames, box, (out_h, out_w))
+        video = torch.from_numpy(np.ascontiguousarray(frames)).permute(0, 3, 1, 2).contiguous()
+        return {"video": video, "text": clip["text"], "meta": clip["meta"]}
+
+    def __iter__(self) -> Iterator[dict]:
+        rank = torch.distributed.get_rank() if torch.distributed.is_available() and torch.distributed.is_initialized() else 0
+        rng = random.Random(hash((self.seed, self._epoch, rank)))
+        self._epoch += 1
+        for _ in range(len(self)):
+            yield collate([self._sample(rng) for _ in range(self.batch_size)], {})
+
+
+def _world_size() -> int:
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        return torch.distributed.get_world_size()
+    return 1

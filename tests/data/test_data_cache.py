@@ -1,0 +1,35 @@
+"""In-memory training clips: decoded once, then served as shuffled, cropped batches."""
+
+from __future__ import annotations
+
+import pytest
+
+from mineclip.data.cache import CachedClips
+from mineclip.data.datamodule import ClipDataModule
+
+
+def test_cached_clips_decode_each_clip_once_and_serve_contract_batches(tmp_path, tiny_shards):
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=2)
+    dm = ClipDataModule(train_urls=str(tmp_path / "train"), batch_size=2, num_frames=4, epoch_length=8,
+                        resolution=[32, 48], cache_train=True)
+    epoch1 = list(dm.train_dataloader())
+    assert len(epoch1) == 4
+    assert epoch1[0]["video"].shape == (2, 4, 3, 32, 48) and epoch1[0]["tokens"].shape == (2, 77)
+    cached = dm._cached
+    assert sum(len(c) for c in cached.clips) == 6
+    texts = {t for b in epoch1 for t in b["text"]}
+    assert texts <= {f"a clip of a cow number {i}" for i in range(6)}
+    epoch2 = list(dm.train_dataloader())  # the same cache, a new shuffle
+    assert dm._cached is cached and len(epoch2) == 4
+    assert [b["text"] for b in epoch1] != [b["text"] for b in epoch2]
+
+
+def test_cached_clips_weight_sources_and_refuse_an_empty_one(tmp_path, tiny_shards):
+    tiny_shards(tmp_path / "a", 4, prefix="a", text="cow")
+    tiny_shards(tmp_path / "b", 4, prefix="b", text="tree")
+    ds = CachedClips([str(tmp_path / "a"), str(tmp_path / "b")], batch_size=4, num_frames=2, resolution=(32, 48),
+                     epoch_length=400, weights=[1.0, 0.0], progress=False)
+    assert all(t.startswith("cow") for b in ds for t in b["text"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises((ValueError, FileNotFoundError)):  # no shards, or no readable clip in them
+        CachedClips([str(tmp_path / "empty")], num_frames=2, resolution=(32, 48), progress=False)
