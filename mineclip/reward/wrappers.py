@@ -63,6 +63,19 @@ def _make_fn(reward: RewardFunction | None, reward_model, prompt, negatives, mod
     return reward_model.reward_fn(prompt, negatives, mode)
 
 
+def _setup(wrapper, reward, reward_model, prompt, negatives, mode, combine, coef, frame_key, frame_fn,
+           num_envs: int) -> None:
+    """What both wrappers hold: the reward function, its stream over `num_envs`, the combine rule,
+    where frames come from and the running reward statistics."""
+    if combine not in COMBINES:
+        raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
+    wrapper.fn = _make_fn(reward, reward_model, prompt, negatives, mode)
+    wrapper.combine, wrapper.coef = combine, coef
+    wrapper.frame_key, wrapper.frame_fn = frame_key, frame_fn
+    wrapper.stream = wrapper.fn.stream(num_envs)
+    wrapper.stats = RunningStats()
+
+
 def _combine(env_reward, learned, combine: str, coef: float):
     return env_reward + coef * learned if combine == "add" else coef * learned
 
@@ -82,13 +95,7 @@ class MineCLIPReward(gym.Wrapper):
                  combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
                  frame_fn: Callable[[Any], np.ndarray] | None = None):
         super().__init__(env)
-        if combine not in COMBINES:
-            raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
-        self.fn = _make_fn(reward, reward_model, prompt, negatives, mode)
-        self.combine, self.coef = combine, coef
-        self.frame_key, self.frame_fn = frame_key, frame_fn
-        self.stream = self.fn.stream(1)
-        self.stats = RunningStats()
+        _setup(self, reward, reward_model, prompt, negatives, mode, combine, coef, frame_key, frame_fn, num_envs=1)
         self._episode: list[float] = []
         log.info("MineCLIPReward: %s, combine=%s, coef=%g", self.fn.describe(), combine, coef)
 
@@ -141,13 +148,8 @@ class MineCLIPRewardVec(gym.vector.VectorWrapper):
                  combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
                  frame_fn: Callable[[Any], np.ndarray] | None = None):
         super().__init__(env)
-        if combine not in COMBINES:
-            raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
-        self.fn = _make_fn(reward, reward_model, prompt, negatives, mode)
-        self.combine, self.coef = combine, coef
-        self.frame_key, self.frame_fn = frame_key, frame_fn
-        self.stream = self.fn.stream(self.num_envs)
-        self.stats = RunningStats()
+        _setup(self, reward, reward_model, prompt, negatives, mode, combine, coef, frame_key, frame_fn,
+               num_envs=self.num_envs)
         mode_ = env.metadata.get("autoreset_mode", gym.vector.AutoresetMode.NEXT_STEP)
         self.autoreset_mode = gym.vector.AutoresetMode(mode_) if isinstance(mode_, str) else mode_
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)

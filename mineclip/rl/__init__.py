@@ -1,10 +1,10 @@
 """RL on the task suite with the learned reward: frame-feature policy input, PPO runs, table 1."""
 
-__all__ = ["FeatureRewardStream", "FrameFeatures", "RunConfig", "PPOSettings", "run", "write_report"]
+__all__ = ["FrameFeatures", "RunConfig", "PPOSettings", "run", "write_report"]
 
 
 def __getattr__(name):  # stable-baselines3 and torch load on first use
-    if name in ("FeatureRewardStream", "FrameFeatures"):
+    if name == "FrameFeatures":
         from . import features
 
         return getattr(features, name)

@@ -10,44 +10,14 @@ once for both the policy and the reward), with the info keys of `mineclip.reward
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import gymnasium as gym
 import numpy as np
 import torch
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from mineclip.reward import RewardFunction, RewardModel, RewardStream, StepRewards, reward_from_probs
+from mineclip.reward import RewardFunction, RewardModel
 from mineclip.reward.wrappers import COMBINES, RunningStats, extract_frame
-
-
-class FeatureRewardStream(RewardStream):
-    """A `RewardStream` fed with frame features [n, D] instead of frames (the caller encoded them)."""
-
-    @torch.inference_mode()
-    def reset_features(self, feats: torch.Tensor, env_ids: Sequence[int]) -> StepRewards:
-        """Start episodes of `env_ids` from the features of their reset frames."""
-        ids = [int(i) for i in env_ids]
-        idx = torch.tensor(ids, device=self.cache.device)
-        self.cache[idx] = feats[:, None, :].expand(-1, self.fn.window, -1)
-        self.length[idx] = 1
-        self.started[ids] = True
-        logits, probs = self.fn.score_windows(self.cache[idx], self.length[idx])
-        self.prev_prob[idx] = probs
-        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
-        return StepRewards(reward, probs, logits)
-
-    @torch.inference_mode()
-    def step_features(self, feats: torch.Tensor) -> StepRewards:
-        """Rewards for the newest frame of every env, from its features [N, D]."""
-        if not bool(self.started.all()):
-            raise RuntimeError(f"reset env(s) {(~self.started).nonzero().flatten().tolist()} before stepping")
-        self.cache = torch.cat([self.cache[:, 1:], feats[:, None, :]], dim=1)
-        self.length = (self.length + 1).clamp(max=self.fn.window)
-        logits, probs = self.fn.score_windows(self.cache, self.length)
-        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
-        self.prev_prob = probs.clone()
-        return StepRewards(reward, probs, logits)
 
 
 class FrameFeatures(VecEnvWrapper):
@@ -73,7 +43,8 @@ class FrameFeatures(VecEnvWrapper):
         space = gym.spaces.Box(-np.inf, np.inf, (stack * self.dim,), np.float32)
         super().__init__(venv, observation_space=space)
         self.history = torch.zeros(self.num_envs, stack, self.dim)
-        self.stream = FeatureRewardStream(reward, self.num_envs) if reward is not None else None
+        # fed with the features computed for the policy (RewardStream.reset_features/step_features)
+        self.stream = reward.stream(self.num_envs) if reward is not None else None
         self.stats = RunningStats()
         self.returns = np.zeros(self.num_envs)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from mineclip.rl.features import FeatureRewardStream, FrameFeatures
+from mineclip.rl.features import FrameFeatures
 
 
 def test_observation_space_is_stacked_feature_vector(tiny_reward_model, short_vec_env):
@@ -51,21 +51,6 @@ def test_learned_reward_info_keys_and_combined_reward(tiny_reward_model, short_v
     assert dones.all()
     ep = infos[0]["mineclip_episode"]
     assert ep["length"] == 2 and ep["num_prompts"] == 3 and set(ep["scale"]) >= {"mean", "std"}
-
-
-def test_feature_stream_matches_the_reward_libraries_frame_stream(tiny_reward_model):
-    fn = tiny_reward_model.reward_fn("chop a tree", negatives=["drink water", "find a cow"], mode="delta")
-    g = torch.Generator().manual_seed(0)
-    frames = torch.randint(0, 256, (3, 2, 160, 256, 3), dtype=torch.uint8, generator=g).numpy()
-    ref, ours = fn.stream(2), FeatureRewardStream(fn, 2)
-    a = ref.reset(frames[0])
-    b = ours.reset_features(tiny_reward_model.frame_features(frames[0]), [0, 1])
-    torch.testing.assert_close(a.prob, b.prob)
-    for t in range(1, 3):
-        a = ref.step(frames[t])
-        b = ours.step_features(tiny_reward_model.frame_features(frames[t]))
-        torch.testing.assert_close(a.reward, b.reward)
-        torch.testing.assert_close(a.logits, b.logits)
 
 
 def test_distinct_negatives_drop_special_cases_of_the_prompt():
