@@ -21,9 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 # Tasks judged by default: 8 programmatic (harvest, survival, tech tree, combat) and 4 creative ones.
 EVAL_TASKS = (
-    "harvest_wood", "drink_water", "hunt_cow", "place_table", "harvest_stone", "harvest_sapling",
-    "eat_plant", "combat_zombie",
-    "find_water", "find_lava", "dig_tunnel", "lay_stone_row",
+    "harvest_wood", "harvest_stone", "drink_water", "hunt_cow", "place_table", "make_wood_pickaxe",
+    "place_stone", "combat_zombie",
+    "find_water", "dig_tunnel", "lay_stone_row", "build_bridge",
 )
 
 
@@ -32,11 +32,11 @@ class Preset:
     """Sizes of one pipeline run; `default` fits in 20 minutes on a 2-core CPU."""
 
     train_config: str = "configs/tiny.yaml"
-    num_clips: int = 8000
+    num_clips: int = 6000
     val_clips: int = 512
     eval_tasks: tuple[str, ...] = EVAL_TASKS
     per_label: int = 10
-    max_epochs: int = 6
+    max_epochs: int = 5
     epoch_length: int = 3200
     batch_size: int = 32
     num_frames: int = 8
@@ -81,7 +81,7 @@ def stage_clips(run: Path, p: Preset, workers: int) -> dict:
     # held-out clips come from other training-split worlds than the training clips
     val = make_clips(run / "shards" / "val", num_clips=p.val_clips, workers=workers, prefix="val", seed=1,
                      world_offset=500_000)
-    return {"train_clips": train.get("total"), "val_clips": val.get("total")}
+    return {"train_clips": train["clips"], "val_clips": val["clips"]}
 
 
 def stage_evalset(run: Path, p: Preset, workers: int) -> dict:
@@ -114,7 +114,6 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
         f"--data.init_args.epoch_length={p.epoch_length}",
         f"--data.init_args.num_workers={max(1, workers - 1)}",
         f"--checkpoint.dirpath={ckpt_dir}",
-        f"--last_checkpoint.dirpath={ckpt_dir}",
         *_logger_args(run),
         *p.trainer_overrides,
         *extra,
