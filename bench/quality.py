@@ -20,32 +20,29 @@ from pathlib import Path
 TARGETS = {"programmatic": 0.90, "creative": 0.80}
 
 
-def _f1(entry: dict, rule: str) -> float | None:
-    return entry.get("rules", {}).get(rule, {}).get("kmeans", {}).get("f1")
-
-
 def table(metrics: dict) -> str:
+    from mineclip.evaluate.report import task_f1
     from mineclip.tasks import get_task
 
     models = metrics["models"]
     names = list(models)
     tasks = list(next(iter(models.values())))
     kinds = {t: get_task(t).kind for t in tasks}
-    head = f"{'task':<22}{'kind':<14}" + "".join(f"{n[:22]:>24}" for n in names)
+    head = f"{'task':<22}{'kind':<26}" + "".join(f"{n[:22]:>24}" for n in names)
     out = [head, "-" * len(head)]
     for t in sorted(tasks, key=lambda t: (kinds[t], t)):
-        out.append(f"{t:<22}{kinds[t]:<14}" + "".join(
-            f"{'-' if (f := _f1(models[n].get(t, {}), 'mean')) is None else f'{f:.2f}':>24}" for n in names))
+        out.append(f"{t:<22}{kinds[t]:<26}" + "".join(
+            f"{'-' if (f := task_f1(models[n][t])) is None else f'{f:.2f}':>24}" for n in names))
     out.append("-" * len(head))
     for rule in ("mean", "max", "topk"):
         for kind, target in TARGETS.items():
             cells = []
             for n in names:
-                vals = [_f1(models[n][t], rule) for t in tasks if kinds[t] == kind]
+                vals = [task_f1(models[n][t], rule) for t in tasks if kinds[t] == kind]
                 vals = [v for v in vals if v is not None]
                 cells.append(f"{sum(vals) / len(vals):.2f} ({len(vals)})" if vals else "-")
             label = f"mean F1 {kind}, score={rule}" + (f" [target {target:.2f}]" if rule == "mean" else "")
-            out.append(f"{label:<36}" + "".join(f"{c:>24}" for c in cells))
+            out.append(f"{label:<48}" + "".join(f"{c:>24}" for c in cells))
     for n, r in (metrics.get("retrieval") or {}).items():
         if "v2t_R@1" in r:
             out.append(f"video->text R@1 {n}: {r['v2t_R@1']:.3f} over {r['n']} held-out clips "

@@ -176,26 +176,22 @@ def stage_eval(run: Path, artifact: str, labels: str) -> dict:
 
 def summary(run: Path, times: dict[str, float]) -> str:
     """One screen: F1 per task (trained vs untrained), retrieval R@1 against chance, time per stage."""
+    from mineclip.evaluate.report import mean_f1, task_f1
+    from mineclip.tasks import get_task
+
     metrics = json.loads((run / "report" / "metrics.json").read_text())
     models = metrics["models"]
     names = list(models)
-    lines = [f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
-    kinds = {}
-    from mineclip.tasks import get_task
-
-    for task in next(iter(models.values())):
-        kinds[task] = get_task(task).kind
-        row = f"{task:<22} {kinds[task]:<13}"
-        for n in names:
-            f1 = models[n].get(task, {}).get("rules", {}).get("mean", {}).get("kmeans", {}).get("f1")
-            row += f"{'-' if f1 is None else f'{100 * f1:.1f}':>20}"
-        lines.append(row)
+    tasks = list(next(iter(models.values())))
+    kinds = {t: get_task(t).kind for t in tasks}
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
+    lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold) on held-out worlds",
+             f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
+    for t in sorted(tasks, key=lambda t: (kinds[t], t)):
+        lines.append(f"{t:<22} {kinds[t]:<13}" + "".join(f"{pct(task_f1(models[n][t])):>20}" for n in names))
     for kind in ("programmatic", "creative"):
-        row = f"{'mean ' + kind:<36}"
-        for n in names:
-            vals = [models[n][t]["rules"]["mean"]["kmeans"]["f1"] for t in models[n] if kinds.get(t) == kind]
-            row += f"{(100 * sum(vals) / len(vals)) if vals else float('nan'):>20.1f}"
-        lines.append(row)
+        lines.append(f"{'mean ' + kind:<36}" + "".join(
+            f"{pct(mean_f1({t: e for t, e in models[n].items() if kinds.get(t) == kind})):>20}" for n in names))
     for n, r in (metrics.get("retrieval") or {}).items():
         if "v2t_R@1" in r:
             lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "

@@ -14,13 +14,14 @@ from .scoring import TrajectoryScore
 from .trajectories import Problem
 
 
-def _f1(entry: dict, rule: str, threshold: str) -> float | None:
+def task_f1(entry: dict, rule: str = "mean", threshold: str = "kmeans") -> float | None:
+    """F1 of one task's judgement under a score rule and threshold rule (None if not judged so)."""
     j = entry["rules"].get(rule, {}).get(threshold)
     return None if j is None else j["metrics"]["f1"]
 
 
 def mean_f1(tasks: dict, rule: str = "mean", threshold: str = "kmeans") -> float | None:
-    vals = [v for v in (_f1(e, rule, threshold) for e in tasks.values()) if v is not None]
+    vals = [v for v in (task_f1(e, rule, threshold) for e in tasks.values()) if v is not None]
     return float(np.mean(vals)) if vals else None
 
 
@@ -34,7 +35,7 @@ def f1_table(models: dict[str, dict], rule: str = "mean", threshold: str = "kmea
     head = "| model | " + " | ".join(tasks) + " | mean |"
     rows = [head, "|" + "---|" * (len(tasks) + 2)]
     for name, mt in models.items():
-        cells = [_pct(_f1(mt[t], rule, threshold)) if t in mt else "-" for t in tasks]
+        cells = [_pct(task_f1(mt[t], rule, threshold)) if t in mt else "-" for t in tasks]
         rows.append(f"| {name} | " + " | ".join(cells) + f" | {_pct(mean_f1(mt, rule, threshold))} |")
     return "\n".join(rows)
 
@@ -52,9 +53,9 @@ def detail_table(tasks: dict) -> str:
         cells = [task, e["prompt"], f"{e['n']} ({e['positives']}/{e['negatives']})",
                  "-" if auc is None else f"{auc:.3f}", f"{j['threshold']:.4g}", f"{m['precision']:.3f}",
                  f"{m['recall']:.3f}", f"{m['accuracy']:.3f}", _pct(m["f1"]),
-                 _pct(_f1(e, "max", "kmeans")), _pct(_f1(e, "topk", "kmeans"))]
+                 _pct(task_f1(e, "max", "kmeans")), _pct(task_f1(e, "topk", "kmeans"))]
         if has_cal:
-            cells.append(_pct(_f1(e, "mean", "calibrated")))
+            cells.append(_pct(task_f1(e, "mean", "calibrated")))
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
