@@ -123,10 +123,13 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
     code = train_main(args)
     if code != 0:
         raise StageError(f"training failed (exit {code}); see {run / 'train'}")
-    chosen = _best_checkpoint(ckpt_dir) or (ckpt_dir / "last.ckpt")
-    if not chosen.exists():
+    # The final weights are exported, not the best by validation R@1: on a few hundred templated
+    # held-out clips that R@1 sits near chance for most of a short run and picks early checkpoints,
+    # whose judge is worse (measured on the default: programmatic F1 0.81 at step 200, 0.88 at 500).
+    last, best = ckpt_dir / "last.ckpt", _best_checkpoint(ckpt_dir)
+    if not last.exists():
         raise StageError(f"training wrote no checkpoint into {ckpt_dir}")
-    return {"checkpoint": str(chosen)}
+    return {"checkpoint": str(last), "best_by_val_r1": str(best) if best else None}
 
 
 def _logger_args(run: Path) -> list[str]:
