@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from mineclip.model import MineCLIP, ModelConfig, get_config
-from mineclip.model.safe_load import CheckpointError, InertObject, UnsafeCheckpointError, safe_torch_load
+from mineclip.model.safe_load import CheckpointError, InertObject, UnsafeCheckpointError, safe_torch_load  # noqa: F401  (re-exported by mineclip.export)
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,6 @@ the player and one row of inventory bar at the bottom (kept in view so items are
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Any
 
 import crafter
 import gymnasium as gym
@@ -354,7 +353,7 @@ class CrafterTaskEnv(gym.Env):
         return TIME_OFFSETS[time]
 
     def _apply_init(self, init: dict, rng: np.random.RandomState) -> None:
-        world, player = self.core._world, self.core._player
+        player = self.core._player
         if self.spawn_jitter or init.get("spawn_jitter"):
             self._jitter_spawn(int(init.get("spawn_jitter", self.spawn_jitter)), rng)
         inventory = dict(DEFAULT_VITALS)

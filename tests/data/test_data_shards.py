@@ -74,7 +74,7 @@ def test_build_is_deterministic_regardless_of_workers(tmp_path, narrated_folder)
     assert one.manifest["shards"] == two.manifest["shards"]
     for s in one.manifest["shards"]:
         assert (tmp_path / "one" / s["name"]).read_bytes() == (tmp_path / "two" / s["name"]).read_bytes()
-    other = build_shards(jobs, tmp_path / "other", ExtractSettings(num_frames=8, height=64, width=96, seed=8), progress=False)
+    build_shards(jobs, tmp_path / "other", ExtractSettings(num_frames=8, height=64, width=96, seed=8), progress=False)
     starts = lambda d: [json.loads(s["json"])["start"] for s in _read_all(d)]  # noqa: E731
     assert starts(tmp_path / "one") != starts(tmp_path / "other")
     assert set(one.manifest["sources"]) == {str(p) for p in find_videos(narrated_folder)}

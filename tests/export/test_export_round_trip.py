@@ -4,7 +4,6 @@ import json
 import os
 import pickle
 
-import numpy as np
 import pytest
 import torch
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from mineclip.tasks.env import ACTION_IDS, CrafterTaskEnv, TILE
+from mineclip.tasks.env import CrafterTaskEnv, TILE
 from mineclip.tasks.record import run_episode
 
 

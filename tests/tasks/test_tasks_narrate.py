@@ -1,4 +1,3 @@
-import random
 
 from mineclip.tasks.narrate import narrate_episode
 from mineclip.tasks.record import run_episode
