@@ -29,7 +29,7 @@ EVAL_TASKS = (
 
 @dataclass
 class Preset:
-    """Sizes of one pipeline run; `default` fits in 20 minutes on a 2-core CPU."""
+    """Sizes of one pipeline run; `default` aims at 20 minutes on a 2-core CPU (see README, Results)."""
 
     train_config: str = "configs/tiny.yaml"
     num_clips: int = 6000
