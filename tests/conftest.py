@@ -31,3 +31,11 @@ def random_video():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(scope="module")
+def micro_model():
+    """A micro MineCLIP (tiny config at 32x48 pixels), see tests/micro.py."""
+    from micro import make_micro
+
+    return make_micro()

@@ -10,7 +10,7 @@ from mineclip.data.video import write_mp4
 from mineclip.evaluate.cli import main as eval_main
 from mineclip.export import save_artifact
 
-from conftest import make_micro
+from micro import make_micro
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from mineclip.export import load_artifact, load_checkpoint
 from mineclip.export.cli import main as export_main
 from mineclip.reward import RewardModel
 
-from conftest import MICRO_RES, make_micro
+from micro import MICRO_RES, make_micro
 
 TEXTS = ["chop a tree", "drink water", "hunt a cow"]
 

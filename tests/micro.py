@@ -1,8 +1,10 @@
-"""A micro MineCLIP (tiny config at 32x48 pixels) so that whole-window recomputation stays cheap."""
+"""A micro MineCLIP (tiny config at 32x48 pixels) so that whole-window recomputation stays cheap.
+
+Shared by the reward, export and evaluate tests; `micro_model` (tests/conftest.py) is its fixture.
+"""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from mineclip.model import MineCLIP, get_config
@@ -15,8 +17,3 @@ def make_micro(pooling: str = "attn", seed: int = 0) -> MineCLIP:
     cfg.vision.resolution = MICRO_RES
     torch.manual_seed(seed)
     return MineCLIP(cfg).eval()
-
-
-@pytest.fixture(scope="module")
-def micro_model() -> MineCLIP:
-    return make_micro()
