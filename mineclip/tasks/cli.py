@@ -91,7 +91,7 @@ def _cmd_clips(a) -> int:
     out = make_clips(a.out, num_clips=a.num_clips, workers=a.workers, clip_len=a.clip_len, stride=a.stride,
                      episode_len=a.episode_len, misalign=a.misalign, filler=a.filler,
                      task_ids=_task_ids(a.tasks, a.category) if (a.tasks or a.category) else None,
-                     seed=a.seed, encoding=a.encoding)
+                     seed=a.seed, encoding=a.encoding, idle_keep=a.idle_keep, worlds=a.worlds)
     print(f"wrote {out['clips']} clips to {out['out_dir']}")
     return 0 if out["clips"] else 1
 
@@ -159,10 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     common(s, "data/crafter_clips")
     s.add_argument("--num-clips", type=int, default=8000)
     s.add_argument("--clip-len", type=int, default=16)
-    s.add_argument("--stride", type=int, default=8)
+    s.add_argument("--stride", type=int, default=4)
     s.add_argument("--episode-len", type=int, default=48)
     s.add_argument("--misalign", type=float, default=0.2, help="chance a caption describes a neighbouring window")
     s.add_argument("--filler", type=float, default=0.3, help="amount of filler words and chatter")
+    s.add_argument("--idle-keep", type=float, default=0.25,
+                   help="chance of keeping a window in which nothing happens (0..1)")
+    s.add_argument("--worlds", type=int, default=64, help="number of distinct training worlds")
     s.add_argument("--encoding", default="mp4", choices=["mp4", "raw"])
     s.add_argument("--seed", type=int, default=0)
     s.set_defaults(fn=_cmd_clips)

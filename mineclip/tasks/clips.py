@@ -1,5 +1,9 @@
 """Narrated training clips: play tasks on training worlds, cut 16-frame windows, caption each
-with `narrate`, and write (clip, text) pairs with the data package's ClipShardWriter."""
+with `narrate`, and write (clip, text) pairs with the data package's ClipShardWriter.
+
+Windows where nothing happens ("just walking around") are kept only with probability
+`idle_keep`: like the paper's keyword filter on transcripts, it spends the training budget on
+clips whose text says what the picture shows, while a few idle clips remain as contrast."""
 
 from __future__ import annotations
 
@@ -26,10 +30,11 @@ def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
                      max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"])
     rec = ep.record
     out = []
+    keep = random.Random(job["seed"] + 1)
     for start, text, main in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
                                              job["misalign"], job["filler"], seed=job["seed"]):
         frames = ep.frames[start:start + job["clip_len"]]
-        if len(frames) < job["clip_len"]:
+        if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
             continue
         if job["encoding"] == "mp4":
             ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast")
@@ -42,13 +47,18 @@ def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
     return out
 
 
-def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 8, episode_len: int = 48,
+def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 4, episode_len: int = 48,
                    misalign: float = 0.2, filler: float = 0.3, task_ids: list[str] | None = None,
-                   worlds: int = 24, seed: int = 0, encoding: str = "mp4", world_offset: int = 10_000) -> list[dict]:
+                   worlds: int = 64, seed: int = 0, encoding: str = "mp4", world_offset: int = 10_000,
+                   idle_keep: float = 0.25) -> list[dict]:
     """Enough episodes (tasks round-robin, agents by AGENT_MIX, training worlds) for ~num_clips clips."""
+    if not 0.0 <= idle_keep <= 1.0:
+        raise ValueError(f"idle_keep is a probability in [0, 1], got {idle_keep}")
     tasks = task_ids or [t.id for t in list_tasks()]
     per_episode = max((episode_len + 1 - clip_len) // stride + 1, 1)
-    n_eps = max(1, int(np.ceil(num_clips / (0.8 * per_episode))))
+    # about half of all windows are idle; ask for enough episodes that the filtered ones suffice
+    kept = 0.5 + 0.5 * idle_keep
+    n_eps = max(1, int(np.ceil(num_clips / (0.8 * kept * per_episode))))
     rng = random.Random(seed)
     seeds = world_seeds("train", worlds, offset=world_offset)
     names, weights = zip(*AGENT_MIX)
@@ -59,7 +69,7 @@ def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 8, episode_
         jobs.append(dict(task_id=tasks[i % len(tasks)], agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=clip_len,
                          stride=stride, episode_len=episode_len, misalign=misalign, filler=filler,
-                         spawn_jitter=rng.choice([0, 0, 6]), encoding=encoding))
+                         spawn_jitter=rng.choice([0, 0, 6]), encoding=encoding, idle_keep=idle_keep))
     return jobs
 
 

@@ -18,7 +18,7 @@ def oracle(fn: Oracle) -> Oracle:
     return fn
 
 
-def _longest_line(points) -> int:
+def longest_line(points) -> int:
     """Longest run of horizontally or vertically adjacent points."""
     pts = {tuple(int(v) for v in p) for p in points}
     best = 0
@@ -51,13 +51,13 @@ def dig_tunnel(ctx: EpisodeContext, world=None) -> bool:
     """At least 3 stone tiles mined into a straight passage, with the player standing in it."""
     dug = ctx.changed("stone", "path")
     inside = any(tuple(p) == ctx.state.pos for p in dug)
-    return len(dug) >= 3 and _longest_line(dug) >= 3 and inside
+    return len(dug) >= 3 and longest_line(dug) >= 3 and inside
 
 
 @oracle
 def lay_stone_row(ctx: EpisodeContext, world=None) -> bool:
     """At least 3 newly placed stone blocks in one straight contiguous row."""
-    return _longest_line(ctx.changed("*", "stone")) >= 3
+    return longest_line(ctx.changed("*", "stone")) >= 3
 
 
 @oracle
@@ -67,7 +67,7 @@ def plant_sapling_row(ctx: EpisodeContext, world=None) -> bool:
         return False
     plants = [tuple(int(v) for v in o.pos) for o in world.objects if object_kind(o) == "plant"]
     new = [p for p in plants if tuple(p) not in ctx.start_plants]
-    return _longest_line(new) >= 3
+    return longest_line(new) >= 3
 
 
 @oracle
