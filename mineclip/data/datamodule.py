@@ -104,7 +104,7 @@ class ClipDataModule(pl.LightningDataModule):
                 self._cached = CachedClips(
                     self._sources(self.train_urls), batch_size=self.batch_size, num_frames=self.num_frames,
                     resolution=self.resolution, epoch_length=self.epoch_length, weights=self.train_weights,
-                    crop_scale=self.crop_scale, seed=self.seed)
+                    crop_scale=self.crop_scale, seed=self.seed, workers=self.num_workers)
                 self.skipped_totals.update(self._cached.load_skipped)
             return make_loader(self._cached, 0, self.pin_memory)
         return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)

@@ -33,3 +33,22 @@ def test_cached_clips_weight_sources_and_refuse_an_empty_one(tmp_path, tiny_shar
     (tmp_path / "empty").mkdir()
     with pytest.raises((ValueError, FileNotFoundError)):  # no shards, or no readable clip in them
         CachedClips([str(tmp_path / "empty")], num_frames=2, resolution=(32, 48), progress=False)
+
+
+def test_cached_clips_decode_in_worker_processes_and_count_corrupt_clips(tmp_path, tiny_shards):
+    import io
+    import tarfile
+
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=2)
+    with tarfile.open(tmp_path / "train" / "train-000009.tar", "w") as tar:  # one more shard, one corrupt clip
+        for name, data in (("bad.mp4", b"\x00garbage" * 50), ("bad.txt", b"a broken clip")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    kw = dict(batch_size=2, num_frames=2, resolution=(32, 48), epoch_length=8, progress=False)
+    urls = f"{tmp_path}/train/train-{{000000..000002}}.tar::{tmp_path}/train/train-000009.tar"
+    one = CachedClips([urls], **kw)
+    two = CachedClips([urls], workers=2, **kw)
+    texts = lambda ds: sorted(c["text"] for c in ds.clips[0])  # noqa: E731
+    assert texts(one) == texts(two) == sorted(f"a clip of a cow number {i}" for i in range(6))
+    assert one.load_skipped == two.load_skipped == {"undecodable_video": 1}
