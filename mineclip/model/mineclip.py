@@ -58,8 +58,11 @@ class MineCLIP(nn.Module):
     def encode_images(self, frames: torch.Tensor) -> torch.Tensor:
         """uint8 RGB frames [N, 3, H, W] -> features [N, D] (normalisation happens here)."""
         dtype = self.vision.conv1.weight.dtype
-        x = frames.to(dtype=torch.float32).div_(255.0)
-        x = ((x - self.image_mean) / self.image_std).to(dtype)
+        # (x / 255 - mean) / std as two in-place passes over one fresh copy: on a 2-core CPU the
+        # out-of-place form took 0.44 s for 256 frames of 160x256, this one 0.17 s (the tiny
+        # model's vision forward on them: about 1 s).
+        x = frames.to(torch.float32, copy=True)
+        x = x.sub_(self.image_mean * 255.0).mul_(1.0 / (self.image_std * 255.0)).to(dtype)
         return self.vision(x)
 
     def aggregate(self, frame_features: torch.Tensor) -> torch.Tensor:
