@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 
             untrained = MineCLIP(ModelConfig.from_dict(main.model.config.to_dict())).eval()
             models[f"{UNTRAINED} ({main.model.config.temporal.pooling})"] = RewardModel(
-                untrained, window=main.window, resize=main.resize, device=args.device)
+                untrained, window=main.window, frame_stride=main.frame_stride, resize=main.resize, device=args.device)
         for b in args.baseline:
             models[_model_name(b, taken)] = RewardModel.load(b, device=args.device)
     except (ArtifactError, FileNotFoundError, OSError) as e:
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         from mineclip.export.artifact import write_judge
 
         cal = {"labels": str(labels_path.resolve()), "mode": args.mode, "topk": args.topk,
-               "window": models[main_name].window,
+               "window": models[main_name].window, "frame_stride": models[main_name].frame_stride,
                "tasks": {task: {rule: e["rules"][rule]["fit_threshold"] for rule in e["rules"]}
                          | {"n": e["n"], "prompt": e["prompt"]} for task, e in judged[main_name].items()}}
         write_judge(args.model, cal)
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     counts = {"lines": lines, "judged": len(judged_ids), "skipped": len(problems), "by_kind": dict(by_kind)}
     main_rm = models[main_name]
     settings = {"model": str(Path(args.model).resolve()), "labels": str(labels_path.resolve()), "mode": args.mode,
-                "window": main_rm.window, "first_steps": "repeat", "topk": args.topk,
+                "window": main_rm.window, "frame_stride": main_rm.frame_stride, "first_steps": "repeat", "topk": args.topk,
                 "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     if calibrated and not args.calibrate:

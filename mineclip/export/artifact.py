@@ -41,8 +41,8 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def build_config(model: MineCLIP, *, window: int = DEFAULT_WINDOW, source: dict | None = None,
-                 training: dict | None = None, resize: str = "pad") -> dict:
+def build_config(model: MineCLIP, *, window: int = DEFAULT_WINDOW, frame_stride: int = 1,
+                 source: dict | None = None, training: dict | None = None, resize: str = "pad") -> dict:
     """The config.json of an artifact for this model."""
     cfg = model.config
     h, w = cfg.vision.resolution
@@ -50,7 +50,8 @@ def build_config(model: MineCLIP, *, window: int = DEFAULT_WINDOW, source: dict 
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "architecture": cfg.to_dict(),
-        "frames": {"window": window, "max_frames": cfg.temporal.max_frames, "pooling": cfg.temporal.pooling},
+        "frames": {"window": window, "stride": frame_stride, "max_frames": cfg.temporal.max_frames,
+                   "pooling": cfg.temporal.pooling},
         "resolution": {"height": h, "width": w, "resize": resize},
         "normalisation": {"input": "uint8 RGB, divided by 255", "mean": list(cfg.image_mean),
                           "std": list(cfg.image_std)},
@@ -58,7 +59,7 @@ def build_config(model: MineCLIP, *, window: int = DEFAULT_WINDOW, source: dict 
                       "vocab_size": cfg.text.vocab_size, "sot_token": 49406, "eot_token": 49407,
                       "cleaning": "mineclip.model.tokenize", "lower_case": True},
         "score": "exp(logit_scale) * cosine(adapter(video), text)",
-        "reward": {"default_mode": "direct", "window": window,
+        "reward": {"default_mode": "direct", "window": window, "frame_stride": frame_stride,
                    "first_steps": "repeat the first frame to fill the window"},
         "parameters": model.num_parameters(),
         "source": source or {},
@@ -91,7 +92,7 @@ automatic success judge for video trajectories.
 
 ## Model
 - temporal pooling: `{arch['temporal']['pooling']}`, embedding dim {arch['embed_dim']}, {config['parameters']:,} parameters
-- frames: {config['frames']['window']} per clip, RGB uint8 {config['resolution']['height']}x{config['resolution']['width']}
+- frames: {config['frames']['window']} per clip, every {config['frames'].get('stride', 1)} step(s) of play, RGB uint8 {config['resolution']['height']}x{config['resolution']['width']}
   (other sizes are resized with aspect policy `{config['resolution']['resize']}`), normalised with
   mean {tuple(config['normalisation']['mean'])}, std {tuple(config['normalisation']['std'])}
 - text: CLIP BPE tokenizer, {config['tokenizer']['context_length']} tokens
@@ -117,8 +118,8 @@ Evaluate it as a success judge: `python eval.py --model DIR --labels trajectorie
 
 
 def save_artifact(model: MineCLIP, out_dir: str | os.PathLike, *, source: dict | None = None,
-                  training: dict | None = None, window: int = DEFAULT_WINDOW, resize: str = "pad",
-                  name: str | None = None) -> Path:
+                  training: dict | None = None, window: int = DEFAULT_WINDOW, frame_stride: int = 1,
+                  resize: str = "pad", name: str | None = None) -> Path:
     """Write model.safetensors + config.json + README.md into out_dir."""
     from safetensors.torch import save_file
 
@@ -136,7 +137,8 @@ def save_artifact(model: MineCLIP, out_dir: str | os.PathLike, *, source: dict |
     os.replace(tmp, out / WEIGHTS)
     source = dict(source or {})
     source.setdefault("out", str(out))
-    config = build_config(model, window=window, source=source, training=training, resize=resize)
+    config = build_config(model, window=window, frame_stride=frame_stride, source=source, training=training,
+                          resize=resize)
     config["sha256"] = _sha256(out / WEIGHTS)
     (out / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
     (out / CARD).write_text(model_card(config, name))

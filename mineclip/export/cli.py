@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=int, default=DEFAULT_WINDOW,
                    help="frames per reward window (default 16, the paper's; use the training frame count for "
                         "attn models trained on shorter clips, whose later position embeddings never trained)")
+    p.add_argument("--frame-stride", type=int, default=1,
+                   help="steps between the window's frames (default 1; 2 for a model trained on 8 frames sampled "
+                        "from 16-frame clips, so that the reward sees play at the speed training did)")
     p.add_argument("--no-verify", action="store_true", help="skip the reload-and-score check")
     return p
 
@@ -68,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.window <= model.max_frames:
         print(f"mineclip export: --window must be 1 to {model.max_frames}, got {args.window}", file=sys.stderr)
         return 2
+    if args.frame_stride < 1:
+        print(f"mineclip export: --frame-stride must be at least 1, got {args.frame_stride}", file=sys.stderr)
+        return 2
     save_artifact(model, out, source=source, training=loaded.info, resize=args.resize, name=args.name,
-                  window=args.window)
+                  window=args.window, frame_stride=args.frame_stride)
     msg = ""
     if not args.no_verify:
         diff = verify_round_trip(model, out)

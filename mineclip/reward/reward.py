@@ -14,6 +14,11 @@ black or zero frames instead shows it a scene (darkness) that means something in
 crafter (night, caves) and shifts P for reasons unrelated to the task. Policy "partial" scores
 only the frames seen so far (1..window); the aggregator accepts any length up to its maximum.
 
+`frame_stride` s > 1 feeds the model every s-th frame: the window is the newest frame and the
+`window - 1` frames s, 2s, ... steps before it, spanning (window - 1) * s + 1 steps. A model
+trained on 8 frames sampled from 16-frame clips is scored with window 8 and stride 2, so that it
+sees at reward time what it saw in training (the same frames per second of play).
+
 Step t's reward uses the window ending at the observation returned by that step (the paper's
 "reward at t+1 for the step at t"). The reset observation counts as t = 0: its P is the baseline
 of delta mode, whose first step reward is P_1 - P_0.
@@ -125,13 +130,16 @@ class TrajectoryRewards:
 class RewardModel:
     """A MineCLIP model used as a reward: text features cached per prompt, frames encoded in chunks."""
 
-    def __init__(self, model: MineCLIP, *, window: int = DEFAULT_WINDOW, resize: str = "pad",
+    def __init__(self, model: MineCLIP, *, window: int = DEFAULT_WINDOW, frame_stride: int = 1, resize: str = "pad",
                  device: str | torch.device | None = None, batch_size: int = 64, config: dict | None = None):
         if not 1 <= window <= model.max_frames:
             raise ValueError(f"window must be 1..{model.max_frames} frames, got {window}")
+        if int(frame_stride) < 1:
+            raise ValueError(f"frame_stride must be a positive number of steps, got {frame_stride}")
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
         self.model = model.to(self.device).eval()
         self.window = window
+        self.frame_stride = int(frame_stride)
         self.resize = resize
         self.batch_size = batch_size
         self.config = config or {}
@@ -144,8 +152,19 @@ class RewardModel:
 
         config = read_artifact_config(artifact_dir)
         kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
+        kwargs.setdefault("frame_stride", int(config.get("frames", {}).get("stride", 1)))
         kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
         return cls(load_artifact(artifact_dir, device=device), device=device, config=config, **kwargs)
+
+    @property
+    def span(self) -> int:
+        """Steps one window covers: (window - 1) * frame_stride + 1."""
+        return (self.window - 1) * self.frame_stride + 1
+
+    def real_frames(self, seen):
+        """How many of a window's frames are real (not repeats of the first) after `seen` frames."""
+        return ((seen - 1) // self.frame_stride + 1).clamp(max=self.window) if isinstance(seen, torch.Tensor) \
+            else min((seen - 1) // self.frame_stride + 1, self.window)
 
     @property
     def resolution(self) -> tuple[int, int]:
@@ -212,10 +231,15 @@ class RewardFunction:
     def window(self) -> int:
         return self.rm.window
 
+    @property
+    def frame_stride(self) -> int:
+        return self.rm.frame_stride
+
     def describe(self) -> dict:
         """Settings worth logging next to the rewards."""
         return {"prompt": self.prompt, "negatives": list(self.negatives), "mode": self.mode,
                 "num_prompts": self.num_prompts, "chance_prob": 1 / self.num_prompts, "window": self.window,
+                "frame_stride": self.frame_stride,
                 "first_steps": self.first_steps,
                 "logit_scale": float(self.rm.model.logit_scale.detach().exp())}
 
@@ -250,10 +274,10 @@ class RewardFunction:
     @torch.inference_mode()
     def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
         """Rewards from per-frame features [T, D] (lets several prompts share one encoding)."""
-        t, w = len(feats), self.window
-        idx = torch.arange(t)[:, None] + torch.arange(-w + 1, 1)[None, :]  # window ending at each frame
+        t, w, s = len(feats), self.window, self.frame_stride
+        idx = torch.arange(t)[:, None] + torch.arange(-(w - 1) * s, 1, s)[None, :]  # window ending at each frame
         windows = feats[idx.clamp(min=0)]  # repeat the first frame before the start
-        lengths = torch.clamp(torch.arange(t) + 1, max=w)
+        lengths = self.rm.real_frames(torch.arange(t) + 1)
         logits, probs = [], []
         bs = max(1, self.rm.batch_size)
         for i in range(0, t, bs):
@@ -273,8 +297,8 @@ class RewardStream:
     def __init__(self, fn: RewardFunction, num_envs: int = 1):
         self.fn, self.num_envs = fn, num_envs
         d = fn.rm.model.config.embed_dim
-        self.cache = torch.zeros(num_envs, fn.window, d, device=fn.rm.device)
-        self.length = torch.zeros(num_envs, dtype=torch.long, device=fn.rm.device)  # frames seen, capped
+        self.cache = torch.zeros(num_envs, fn.rm.span, d, device=fn.rm.device)  # the window's whole span
+        self.length = torch.zeros(num_envs, dtype=torch.long, device=fn.rm.device)  # frames seen, capped at the span
         self.prev_prob = torch.zeros(num_envs, device=fn.rm.device)
         self.started = torch.zeros(num_envs, dtype=torch.bool)
 
@@ -302,13 +326,17 @@ class RewardStream:
         """`reset` from frame features [n, D] the caller already computed (e.g. shared with a policy)."""
         ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
         idx = torch.tensor(ids, device=self.cache.device)
-        self.cache[idx] = feats.to(self.cache.device)[:, None, :].expand(-1, self.fn.window, -1)
+        self.cache[idx] = feats.to(self.cache.device)[:, None, :].expand(-1, self.cache.shape[1], -1)
         self.length[idx] = 1
         self.started[ids] = True
-        logits, probs = self.fn.score_windows(self.cache[idx], self.length[idx])
+        logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
         self.prev_prob[idx] = probs
         reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
         return StepRewards(reward, probs, logits)
+
+    def _windows(self, cache: torch.Tensor) -> torch.Tensor:
+        """The frames the model sees from cached spans [n, span, D]: every stride-th, ending at the newest."""
+        return cache[:, :: self.fn.frame_stride]
 
     @torch.inference_mode()
     def step_features(self, feats: torch.Tensor) -> StepRewards:
@@ -319,8 +347,8 @@ class RewardStream:
             missing = (~self.started).nonzero().flatten().tolist()
             raise RuntimeError(f"reset() env(s) {missing} before step()")
         self.cache = torch.cat([self.cache[:, 1:], feats.to(self.cache.device)[:, None, :]], dim=1)
-        self.length = (self.length + 1).clamp(max=self.fn.window)
-        logits, probs = self.fn.score_windows(self.cache, self.length)
+        self.length = (self.length + 1).clamp(max=self.cache.shape[1])
+        logits, probs = self.fn.score_windows(self._windows(self.cache), self.fn.rm.real_frames(self.length))
         reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
         self.prev_prob = probs.clone()
         return StepRewards(reward, probs, logits)
@@ -330,12 +358,12 @@ def recompute_window_rewards(fn: RewardFunction, frames) -> TrajectoryRewards:
     """Reference implementation: every window re-encoded from raw frames (no cache). For tests and
     the benchmark; `fn.stream` and `fn.trajectory` must agree with it."""
     x = fn.rm.prepare(frames)
-    t, w = len(x), fn.window
+    t, w, s = len(x), fn.window, fn.frame_stride
     logits, probs = [], []
     with torch.inference_mode():
         for i in range(t):
-            n = min(i + 1, w)
-            idx = [max(0, j) for j in range(i - w + 1, i + 1)]
+            n = fn.rm.real_frames(i + 1)
+            idx = [max(0, j) for j in range(i - (w - 1) * s, i + 1, s)]
             if fn.first_steps == "partial":
                 idx = idx[w - n :]
             video = x[idx][None].to(fn.rm.device)

@@ -69,6 +69,16 @@ def test_lightning_checkpoint_exports_to_an_artifact_with_bit_identical_scores(l
     assert abs(fn.trajectory(frames).prob[-1] - p_module) < 1e-6  # other batch shapes: float rounding only
 
 
+def test_reward_window_and_frame_stride_travel_with_the_artifact(lightning_ckpt, tmp_path):
+    path, _ = lightning_ckpt
+    out = tmp_path / "strided"
+    assert export_main([str(path), "--out", str(out), "--no-verify", "--window", "8", "--frame-stride", "2"]) == 0
+    rm = RewardModel.load(out)
+    assert (rm.window, rm.frame_stride, rm.span) == (8, 2, 15)
+    assert "every 2 step(s)" in (out / "README.md").read_text()
+    assert export_main([str(path), "--out", str(tmp_path / "bad"), "--frame-stride", "0"]) == 2
+
+
 def test_artifact_loading_never_unpickles(lightning_ckpt, tmp_path, monkeypatch):
     path, _ = lightning_ckpt
     out = tmp_path / "a"

@@ -21,10 +21,12 @@ def stream_probs(fn, video):
             np.stack([o.logits[0].numpy() for o in outs]))
 
 
-@pytest.mark.parametrize("first_steps,mode,window,steps", [
-    ("repeat", "direct", 16, 18), ("repeat", "delta", 5, 8), ("partial", "direct-naive", 5, 8)])
-def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode, window, steps):
-    rm = RewardModel(micro_model, window=window)  # the paper's 16, and a short one to keep the test fast
+@pytest.mark.parametrize("first_steps,mode,window,stride,steps", [
+    ("repeat", "direct", 16, 1, 18), ("repeat", "delta", 5, 1, 8), ("partial", "direct-naive", 5, 1, 8),
+    ("repeat", "direct", 4, 2, 10), ("partial", "delta", 3, 3, 11)])
+def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode, window, stride, steps):
+    # the paper's 16, short ones to keep the test fast, and windows of every 2nd / 3rd frame
+    rm = RewardModel(micro_model, window=window, frame_stride=stride)
     fn = rm.reward_fn("chop a tree", NEG, mode=mode, first_steps=first_steps)
     video = frames(steps)
     ref = recompute_window_rewards(fn, video)
@@ -46,6 +48,21 @@ def test_first_steps_repeat_the_reset_frame_to_fill_the_window(micro_model):
     with torch.no_grad():
         p_full = micro_model(video, ["chop a tree", *NEG]).softmax(-1)[0, 0].item()
     assert abs(p_reset - p_full) < 1e-5
+
+
+def test_frame_stride_shows_the_model_every_nth_frame_ending_at_the_newest(micro_model):
+    rm = RewardModel(micro_model, window=3, frame_stride=2)
+    fn = rm.reward_fn("chop a tree", NEG)
+    video = frames(9)
+    x = torch.from_numpy(video).permute(0, 3, 1, 2)
+    with torch.no_grad():
+        expected = micro_model(x[[4, 6, 8]][None], ["chop a tree", *NEG]).softmax(-1)[0, 0].item()
+        early = micro_model(x[[0, 0, 1]][None], ["chop a tree", *NEG]).softmax(-1)[0, 0].item()  # before the start
+    traj = fn.trajectory(video)
+    assert rm.span == 5
+    assert abs(traj.prob[8] - expected) < 1e-5 and abs(traj.prob[2] - early) < 1e-5
+    with pytest.raises(ValueError, match="frame_stride"):
+        RewardModel(micro_model, window=3, frame_stride=0)
 
 
 def test_batched_over_envs_equals_one_by_one(micro_model):
