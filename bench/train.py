@@ -3,6 +3,7 @@ batches and optimiser, in one run; and peak memory (RSS high-water mark, CUDA pe
 
     python bench/train.py                 # tiny config, CPU, fp32
     python bench/train.py --steps 30 --batch 16 --frames 8
+    python bench/train.py --steps 60 --warmup 5 --batch 32 --frames 8 --compile   # + compiled towers
 """
 
 from __future__ import annotations
@@ -49,6 +50,22 @@ class _Timer(pl.Callback):
         self.end = time.perf_counter()
 
 
+def lightning_steps_per_s(args, batches: list[dict], accelerator: str, compile: bool = False) -> float:
+    """Steps/s of MineCLIPModule under pl.Trainer, timed after the warm-up steps (which, with
+    `compile`, include the compilation)."""
+    torch.manual_seed(0)
+    module = MineCLIPModule(args.config, total_steps=len(batches), compile=compile)
+    timer = _Timer(args.warmup)
+    trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=args.precision, max_steps=len(batches),
+                         logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, gradient_clip_val=1.0, callbacks=[timer],
+                         num_sanity_val_steps=0, limit_val_batches=0)
+    trainer.fit(module, train_dataloaders=ReplayBatches(batches))
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return args.steps / (timer.end - timer.start)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default="tiny")
@@ -57,6 +74,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--frames", type=int, default=8)
     ap.add_argument("--precision", default="32-true")
+    ap.add_argument("--compile", action="store_true",
+                    help="also time the module with compiled towers (--model.compile; warm-up includes compiling)")
     args = ap.parse_args()
     accelerator = "gpu" if torch.cuda.is_available() else "cpu"
     device = torch.device("cuda" if accelerator == "gpu" else "cpu")
@@ -90,23 +109,18 @@ def main() -> None:
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
 
-    torch.manual_seed(0)
-    module = MineCLIPModule(args.config, total_steps=n)
-    timer = _Timer(args.warmup)
-    trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=args.precision, max_steps=n, logger=False,
-                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
-                         gradient_clip_val=1.0, callbacks=[timer], num_sanity_val_steps=0, limit_val_batches=0)
-    trainer.fit(module, train_dataloaders=ReplayBatches(batches))
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    lightning = args.steps / (timer.end - timer.start)
+    lightning = lightning_steps_per_s(args, batches, accelerator)
     lightning_mem = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else rss_mb()
+    compiled = lightning_steps_per_s(args, batches, accelerator, compile=True) if args.compile else None
 
     mem = "CUDA peak allocated" if device.type == "cuda" else "process peak RSS (cumulative high-water mark)"
     print(f"config={args.config} batch={args.batch} frames={args.frames} precision={args.precision} device={device} threads={torch.get_num_threads()}")
     print(f"plain PyTorch loop : {plain:.3f} steps/s ({plain * args.batch:.1f} samples/s), {mem} {plain_mem:.0f} MiB")
     print(f"Lightning Trainer  : {lightning:.3f} steps/s ({lightning * args.batch:.1f} samples/s), {mem} {lightning_mem:.0f} MiB")
     print(f"ratio Lightning / plain: {lightning / plain:.3f}")
+    if compiled is not None:
+        print(f"Lightning, compiled towers (--model.compile): {compiled:.3f} steps/s "
+              f"({compiled * args.batch:.1f} samples/s); ratio compiled / not compiled: {compiled / lightning:.3f}")
 
 
 if __name__ == "__main__":

@@ -138,3 +138,19 @@ def test_resume_from_an_epoch_boundary_reproduces_the_uninterrupted_run(shards, 
     sa, sb = full_trainer.optimizers[0].state_dict()["state"], resumed_trainer.optimizers[0].state_dict()["state"]
     for k in sa:
         torch.testing.assert_close(sa[k]["exp_avg_sq"], sb[k]["exp_avg_sq"])
+
+
+@pytest.mark.slow
+def test_compiled_towers_train_like_eager_ones_and_keep_parameter_names(shards, tmp_path):
+    def fit(compile):
+        pl.seed_everything(0)
+        module = MineCLIPModule("tiny", MICRO, warmup_steps=1, total_steps=2, compile=compile)
+        trainer = _trainer(tmp_path, max_steps=2, enable_checkpointing=False)
+        trainer.fit(module, CachedBatchesDataModule(num_batches=2, **data_args(shards)))
+        return module
+
+    eager, compiled = fit(False), fit(True)
+    assert compiled.model.vision._compiled_call_impl is not None  # the towers did run compiled
+    assert list(compiled.state_dict()) == list(eager.state_dict())  # checkpoints and exports unchanged
+    for (name, a), b in zip(eager.state_dict().items(), compiled.state_dict().values()):
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-3, msg=name)  # fused kernels round differently
