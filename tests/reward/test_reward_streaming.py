@@ -57,7 +57,7 @@ def test_frame_stride_shows_the_model_every_nth_frame_ending_at_the_newest(micro
     x = torch.from_numpy(video).permute(0, 3, 1, 2)
     with torch.no_grad():
         expected = micro_model(x[[4, 6, 8]][None], ["chop a tree", *NEG]).softmax(-1)[0, 0].item()
-        early = micro_model(x[[0, 0, 1]][None], ["chop a tree", *NEG]).softmax(-1)[0, 0].item()  # before the start
+        early = micro_model(x[[0, 0, 2]][None], ["chop a tree", *NEG]).softmax(-1)[0, 0].item()  # frame -2: the first
     traj = fn.trajectory(video)
     assert rm.span == 5
     assert abs(traj.prob[8] - expected) < 1e-5 and abs(traj.prob[2] - early) < 1e-5
