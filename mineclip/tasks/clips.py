@@ -3,7 +3,9 @@ with `narrate`, and write (clip, text) pairs with the data package's ClipShardWr
 
 Windows where nothing happens ("just walking around") are kept only with probability
 `idle_keep`: like the paper's keyword filter on transcripts, it spends the training budget on
-clips whose text says what the picture shows, while a few idle clips remain as contrast."""
+clips whose text says what the picture shows, while a few idle clips remain as contrast. (Keeping
+every idle window of the failure agents, as hard negatives, was tried on the default pipeline:
+mean F1 on 30 + 30 held-out trajectories per task fell from 0.95 / 0.85 to 0.90 / 0.78.)"""
 
 from __future__ import annotations
 
@@ -73,6 +75,17 @@ def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 4, episode_
     return jobs
 
 
+def _jobs_until_enough(num_clips: int, kwargs: dict, rounds: int = 6):
+    """The estimated episode jobs, then more of the same sequence (make_clip_jobs is prefix-stable:
+    asking for more episodes extends the list) for when the estimate fell short, e.g. for a few
+    clips of tasks whose windows are mostly idle. The caller stops consuming once it has enough."""
+    done = 0
+    for r in range(rounds):
+        jobs = make_clip_jobs(num_clips * 2 ** r, **kwargs)
+        yield from jobs[done:]
+        done = len(jobs)
+
+
 def make_clips(out_dir: str | os.PathLike, num_clips: int = 8000, workers: int | None = None, prefix: str = "train",
                progress: bool = True, **kwargs) -> dict:
     """Generate ~num_clips narrated clips into WebDataset shards; returns the manifest."""
@@ -80,7 +93,6 @@ def make_clips(out_dir: str | os.PathLike, num_clips: int = 8000, workers: int |
 
     from mineclip.data.shards import ClipShardWriter
 
-    jobs = make_clip_jobs(num_clips, **kwargs)
     settings = {"generator": "mineclip tasks clips", "num_clips": num_clips, **{k: v for k, v in kwargs.items()
                                                                                    if k != "task_ids"}}
     workers = workers or os.cpu_count() or 1
@@ -89,6 +101,7 @@ def make_clips(out_dir: str | os.PathLike, num_clips: int = 8000, workers: int |
                          settings=settings) as w, tqdm(total=num_clips, desc="clips", disable=not progress) as bar:
         pool = _pool(workers) if workers > 1 else None
         try:
+            jobs = _jobs_until_enough(num_clips, kwargs)
             it = pool.imap(_clip_job, jobs, chunksize=4) if pool else map(_clip_job, jobs)
             for clips in it:
                 for ext, payload, text, meta in clips:
