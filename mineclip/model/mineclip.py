@@ -12,7 +12,7 @@ from .adapter import VideoAdapter
 from .config import ModelConfig, get_config
 from .temporal import build_temporal
 from .tokenizer import tokenize
-from .towers import build_text_tower, build_vision_tower
+from .towers import build_text_tower, build_vision_tower, trim_padding
 
 
 class MineCLIP(nn.Module):
@@ -98,7 +98,8 @@ class MineCLIP(nn.Module):
             if not texts:
                 raise ValueError("expected at least one prompt, got an empty list")
             tokens = tokenize(texts, self.config.text.context_length)
-        return self.text(tokens.to(self.logit_scale.device))
+        # padding after the longest prompt is dropped: same features (causal mask), less work
+        return self.text(trim_padding(tokens).to(self.logit_scale.device))
 
     # ------------------------------------------------------------------ scoring
     def adapt(self, video_features: torch.Tensor) -> torch.Tensor:

@@ -22,9 +22,33 @@ def build_vision_tower(cfg: VisionConfig, embed_dim: int) -> VisionTransformer:
     )
 
 
+class CausalTextTransformer(TextTransformer):
+    """open_clip's text transformer, also for token rows shorter than the context length (the
+    causal mask is cut to the row length). With a causal mask and the feature read at the
+    end-of-text token, the padding after the batch's last end-of-text token changes nothing, so
+    callers may drop it (`trim_padding`): short prompts then cost a fraction of 77 positions."""
+
+    def _embeds(self, text):
+        x, attn_mask = super()._embeds(text)
+        n = x.shape[1]
+        if attn_mask is not None and attn_mask.shape[-1] != n:
+            attn_mask = attn_mask[..., :n, :n]
+        return x, attn_mask
+
+
+def trim_padding(tokens: torch.Tensor, multiple: int = 16) -> torch.Tensor:
+    """Token rows [N, L] cut after the last end-of-text token (the largest id) of the batch,
+    rounded up to a multiple of `multiple` positions (few distinct shapes for compiled code)."""
+    if tokens.numel() == 0:
+        return tokens
+    used = int(tokens.argmax(dim=-1).max()) + 1
+    keep = min(tokens.shape[1], -(-used // multiple) * multiple)
+    return tokens[:, :keep]
+
+
 def build_text_tower(cfg: TextConfig, embed_dim: int) -> TextTransformer:
     """CLIP text transformer: causal, feature at the end-of-text token (the largest id), projected."""
-    return TextTransformer(
+    return CausalTextTransformer(
         context_length=cfg.context_length,
         vocab_size=cfg.vocab_size,
         width=cfg.width,

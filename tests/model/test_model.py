@@ -111,3 +111,18 @@ def test_bad_features_and_prompts_are_refused(tiny_model):
         tiny_model.score(torch.randn(2, 512), torch.randn(3, 128))
     with pytest.raises(TypeError, match="expected a uint8 torch.Tensor video"):
         tiny_model.encode_frames([[0]])
+
+
+def test_padding_after_the_longest_prompt_is_dropped_without_changing_features(tiny_model):
+    from mineclip.model import tokenize
+    from mineclip.model.towers import trim_padding
+
+    texts = ["chop a tree", "okay so, i'm chopping this tree, then placing a stone block, cows around"]
+    tokens = tokenize(texts)
+    trimmed = trim_padding(tokens)
+    assert trimmed.shape[1] == 32 and torch.equal(trimmed, tokens[:, :32])  # 20-odd tokens -> 2 x 16
+    with torch.no_grad():
+        full = tiny_model.text(tokens)  # all 77 positions
+        assert torch.allclose(tiny_model.encode_text(texts), full, atol=1e-5)
+        assert torch.allclose(tiny_model.text(trimmed), full, atol=1e-5)
+    assert trim_padding(tokenize(["x" * 400])).shape[1] == 77  # a prompt that fills the context keeps it all
