@@ -37,14 +37,15 @@ class Preset:
     eval_tasks: tuple[str, ...] = EVAL_TASKS
     per_label: int = 10
     max_epochs: int = 5
-    epoch_length: int = 3200
+    epoch_length: int = 3600
     batch_size: int = 32
     num_frames: int = 8
     trainer_overrides: list[str] = field(default_factory=list)
 
 
 PRESETS = {
-    "default": Preset(),
+    # compiled towers: ~30 s of compiling for a ~1.2x faster step over the ~560 steps
+    "default": Preset(trainer_overrides=["--model.compile=true"]),
     # a few minutes: for the end-to-end test and a first look
     "quick": Preset(num_clips=256, val_clips=64, eval_tasks=("harvest_wood", "drink_water", "find_water"),
                     per_label=3, max_epochs=1, epoch_length=128, batch_size=16, num_frames=4),
@@ -107,12 +108,15 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
         "fit", "--config", str(_config_path(p.train_config)),
         f"--trainer.default_root_dir={run / 'train'}",
         f"--trainer.max_epochs={p.max_epochs}",
+        # validated once, at the end: the final weights are exported whatever the curve says, and
+        # the eval stage measures retrieval on the same held-out clips
+        f"--trainer.check_val_every_n_epoch={p.max_epochs}",
         f"--data.init_args.train_urls={run / 'shards' / 'train'}",
         f"--data.init_args.val_urls={run / 'shards' / 'val'}",
         f"--data.init_args.batch_size={p.batch_size}",
         f"--data.init_args.num_frames={p.num_frames}",
         f"--data.init_args.epoch_length={p.epoch_length}",
-        f"--data.init_args.num_workers={max(1, workers - 1)}",
+        f"--data.init_args.num_workers={workers}",  # decode the clip cache and the val set in parallel
         f"--checkpoint.dirpath={ckpt_dir}",
         *_logger_args(run),
         *p.trainer_overrides,

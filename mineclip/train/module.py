@@ -180,7 +180,8 @@ class MineCLIPModule(pl.LightningModule):
         if self.positives == "caption":
             return batch["tokens"]
         field = self.positives.removeprefix("meta.")
-        # A stable hash (Python's hash() differs between processes); a missing field is its own group.
+        # A stable hash (Python's hash() differs between processes); a missing field is its own
+        # group, a null one (a window in which no event happened) one group of its own.
         values = [m.get(field, f"\0missing{i}") if isinstance(m, dict) else f"\0missing{i}" for i, m in enumerate(batch["meta"])]
         digests = [int.from_bytes(hashlib.blake2b(str(x).encode(), digest_size=8).digest(), "little", signed=True) for x in values]
         return torch.tensor(digests, dtype=torch.long, device=batch["tokens"].device)[:, None]
