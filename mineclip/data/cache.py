@@ -4,11 +4,19 @@ Streaming from shards decodes every clip again each epoch; on a 2-core CPU that 
 much as the tiny model's training step. `CachedClips` decodes each clip once (the T frames the
 model sees, at the model's resolution) and then serves shuffled batches from memory, with the same
 temporally consistent random resized crop as the streaming reader.
+
+`balance_by="meta.event"` draws clips with weight 1 / (clips sharing that meta value) ** `balance_power`:
+0.5 (square-root balancing) shows a rare event, narrated in 1.5% of the clips, about three times
+as often as uniform sampling would, and a common one less, without repeating the rare clips as
+often as full balancing (power 1) would.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
+from collections import Counter
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -34,6 +42,8 @@ class CachedClips(IterableDataset):
         seed: int = 0,
         progress: bool = True,
         workers: int = 0,
+        balance_by: str | None = None,
+        balance_power: float = 0.5,
     ):
         self.batch_size = int(batch_size)
         self.epoch_length = int(epoch_length)
@@ -49,6 +59,14 @@ class CachedClips(IterableDataset):
         empty = [str(s) for s, c in zip(sources, self.clips) if not c]
         if empty:
             raise ValueError(f"no readable clips in training source(s): {', '.join(empty)}")
+        if balance_by is not None and not balance_by.startswith("meta."):
+            raise ValueError(f"balance_by names a meta field as 'meta.<field>', got {balance_by!r}")
+        if balance_power < 0:
+            raise ValueError(f"balance_power must be >= 0, got {balance_power}")
+        self.balance_by = balance_by
+        # per source: cumulative sampling weights of its clips (None: uniform)
+        self._cum = [None if balance_by is None else _balanced_cum_weights(c, balance_by[5:], balance_power)
+                     for c in self.clips]
         self._epoch = 0
 
     def _load(self, source: str, progress: bool, workers: int) -> list[dict]:
@@ -75,8 +93,9 @@ class CachedClips(IterableDataset):
         return -(-self.epoch_length // (self.batch_size * _world_size()))
 
     def _sample(self, rng: random.Random) -> dict:
-        clips = self.clips[rng.choices(range(len(self.clips)), self.weights)[0]] if len(self.clips) > 1 else self.clips[0]
-        clip = clips[rng.randrange(len(clips))]
+        i = rng.choices(range(len(self.clips)), self.weights)[0] if len(self.clips) > 1 else 0
+        clips, cum = self.clips[i], self._cum[i]
+        clip = clips[rng.randrange(len(clips)) if cum is None else bisect.bisect(cum, rng.random() * cum[-1])]
         frames = clip["video"]
         out_h, out_w = self.settings.resolution
         ratio = (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
@@ -91,6 +110,14 @@ class CachedClips(IterableDataset):
         self._epoch += 1
         for _ in range(len(self)):
             yield collate([self._sample(rng) for _ in range(self.batch_size)], {})
+
+
+def _balanced_cum_weights(clips: list[dict], field: str, power: float) -> list[float]:
+    """Cumulative weights 1 / count(value) ** power; a clip without the field is a group of its own."""
+    values = [c["meta"].get(field, f"\0missing{i}") if isinstance(c["meta"], dict) else f"\0missing{i}"
+              for i, c in enumerate(clips)]
+    counts = Counter(map(str, values))
+    return list(itertools.accumulate(counts[str(v)] ** -power for v in values))
 
 
 def _world_size() -> int:

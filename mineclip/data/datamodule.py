@@ -19,6 +19,8 @@ class ClipDataModule(pl.LightningDataModule):
     `skipped_totals` sums the skipped-sample counts of all batches seen by the trainer.
     cache_train: decode the training clips once into RAM and draw batches from there
     (`mineclip.data.cache.CachedClips`), for datasets that fit in memory such as the built-in default.
+    balance_by / balance_power (cached training only): draw clips with weight 1 / (clips with the same
+    value of that meta field, e.g. "meta.event") ** power, so that rare events are seen more often.
     """
 
     def __init__(
@@ -38,6 +40,8 @@ class ClipDataModule(pl.LightningDataModule):
         pin_memory: bool = False,
         prefetch_factor: int = 2,
         cache_train: bool = False,
+        balance_by: str | None = None,
+        balance_power: float = 0.5,
     ):
         super().__init__()
         self.save_hyperparameters()
@@ -57,6 +61,10 @@ class ClipDataModule(pl.LightningDataModule):
         self.prefetch_factor = prefetch_factor
         self.skipped_totals: Counter = Counter()
         self.cache_train = cache_train
+        if balance_by is not None and not cache_train:
+            raise ValueError("balance_by needs cache_train: true (streamed shards are sampled uniformly)")
+        self.balance_by = balance_by
+        self.balance_power = balance_power
         self._cached = None
 
     def _sources(self, urls):
@@ -104,7 +112,8 @@ class ClipDataModule(pl.LightningDataModule):
                 self._cached = CachedClips(
                     self._sources(self.train_urls), batch_size=self.batch_size, num_frames=self.num_frames,
                     resolution=self.resolution, epoch_length=self.epoch_length, weights=self.train_weights,
-                    crop_scale=self.crop_scale, seed=self.seed, workers=self.num_workers)
+                    crop_scale=self.crop_scale, seed=self.seed, workers=self.num_workers,
+                    balance_by=self.balance_by, balance_power=self.balance_power)
                 self.skipped_totals.update(self._cached.load_skipped)
             return make_loader(self._cached, 0, self.pin_memory)
         return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)

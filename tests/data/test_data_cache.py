@@ -52,3 +52,26 @@ def test_cached_clips_decode_in_worker_processes_and_count_corrupt_clips(tmp_pat
     texts = lambda ds: sorted(c["text"] for c in ds.clips[0])  # noqa: E731
     assert texts(one) == texts(two) == sorted(f"a clip of a cow number {i}" for i in range(6))
     assert one.load_skipped == two.load_skipped == {"undecodable_video": 1}
+
+
+def test_balance_by_event_draws_a_rare_event_as_often_as_the_power_says(tmp_path):
+    import numpy as np
+
+    from mineclip.data.shards import ClipShardWriter
+
+    with ClipShardWriter(tmp_path / "train", prefix="train", encoding="raw", fps=4) as w:
+        for i in range(9):  # one clip of a rare event, eight of a common one
+            w.write(np.full((2, 32, 48, 3), 20 * i, np.uint8), f"clip {i}", {"id": f"c{i}", "event": "rare" if i == 0 else "common"})
+    kw = dict(batch_size=50, num_frames=2, resolution=(32, 48), epoch_length=4000, progress=False)
+
+    def rare_share(**balance) -> float:
+        texts = [t for b in CachedClips([str(tmp_path / "train")], **kw, **balance) for t in b["text"]]
+        return texts.count("clip 0") / len(texts)
+
+    assert abs(rare_share() - 1 / 9) < 0.03  # uniform
+    assert abs(rare_share(balance_by="meta.event", balance_power=1.0) - 1 / 2) < 0.04  # fully balanced
+    assert abs(rare_share(balance_by="meta.event") - 1 / (1 + 8 ** 0.5)) < 0.04  # square root: 0.26
+    with pytest.raises(ValueError, match="meta"):
+        CachedClips([str(tmp_path / "train")], balance_by="event", **kw)
+    with pytest.raises(ValueError, match="cache_train"):
+        ClipDataModule(train_urls=str(tmp_path / "train"), balance_by="meta.event")
