@@ -124,11 +124,7 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
     ]
     if (ckpt_dir / "last.ckpt").exists():
         args.append("--ckpt_path=last")  # a killed run resumes
-    argv, sys.argv = sys.argv, sys.argv[:1]  # LightningCLI warns when it sees `pipeline ...` besides args
-    try:
-        code = train_main(args)
-    finally:
-        sys.argv = argv
+    code = train_main(args)
     if code != 0:
         raise StageError(f"training failed (exit {code}); see {run / 'train'}")
     # The final weights are exported, not the best by validation R@1: on a few hundred templated

@@ -81,6 +81,9 @@ def build_cli(argv: list[str] | None, run: bool = True) -> MineCLIPCLI:
 def main(argv: list[str] | None = None) -> int:
     """Run `fit`, `validate`, ... as LightningCLI does; returns 0 on success, 1 on a non-finite loss."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # the arguments go in explicitly; LightningCLI warns when the process's own argv (`mineclip
+    # train ...`, `mineclip pipeline`, pytest's) is non-empty besides them
+    outer, sys.argv = sys.argv, sys.argv[:1]
     try:
         cli = build_cli(argv)
     except NonFiniteLossError as e:
@@ -88,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except SystemExit as e:  # --help, parse errors
         return int(e.code or 0) if not isinstance(e.code, str) else 2
+    finally:
+        sys.argv = outer
     trainer = cli.trainer
     ckpts = trainer.checkpoint_callbacks
     if trainer.is_global_zero:

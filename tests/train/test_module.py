@@ -28,8 +28,9 @@ def cli_args(config: str, shards: dict, tmp_path, *extra: str) -> list[str]:
     ]
 
 
-def test_fast_dev_run_of_the_tiny_config_on_shards(shards, tmp_path):
+def test_fast_dev_run_of_the_tiny_config_on_shards(shards, tmp_path, recwarn):
     assert main(cli_args("tiny.yaml", shards, tmp_path, "--trainer.fast_dev_run", "2")) == 0
+    assert not [w for w in recwarn if "args parameter" in str(w.message)]  # pytest's own argv is hidden
 
 
 def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(shards, tmp_path):
@@ -154,7 +155,6 @@ def test_compiled_towers_train_like_eager_ones_and_keep_parameter_names(shards, 
     assert list(compiled.state_dict()) == list(eager.state_dict())  # checkpoints and exports unchanged
     for (name, a), b in zip(eager.state_dict().items(), compiled.state_dict().values()):
         torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-3, msg=name)  # fused kernels round differently
-
 
 
 def test_meta_positives_group_clips_by_event():
