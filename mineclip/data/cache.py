@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .pipeline import ClipDataset, DecodeSettings, collate, random_resized_crop_box
+from .pipeline import ClipDataset, DecodeSettings, collate, meta_groups, random_resized_crop_box
 from .video import crop_resize
 
 
@@ -113,11 +113,10 @@ class CachedClips(IterableDataset):
 
 
 def _balanced_cum_weights(clips: list[dict], field: str, power: float) -> list[float]:
-    """Cumulative weights 1 / count(value) ** power; a clip without the field is a group of its own."""
-    values = [c["meta"].get(field, f"\0missing{i}") if isinstance(c["meta"], dict) else f"\0missing{i}"
-              for i, c in enumerate(clips)]
-    counts = Counter(map(str, values))
-    return list(itertools.accumulate(counts[str(v)] ** -power for v in values))
+    """Cumulative weights 1 / (clips of the same group) ** power (groups as in `meta_groups`)."""
+    groups = meta_groups([c["meta"] for c in clips], field)
+    counts = Counter(groups)
+    return list(itertools.accumulate(counts[g] ** -power for g in groups))
 
 
 def _world_size() -> int:

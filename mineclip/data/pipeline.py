@@ -249,6 +249,12 @@ def tokenize(texts: list[str]) -> torch.Tensor:
     return resolve_tokenizer()(texts)
 
 
+def meta_groups(metas: Sequence, field: str) -> list[str]:
+    """Each clip's `meta[field]` as a group name: clips with the same value form a group (a null
+    value, e.g. a window without an event, is one group); a clip without the field is its own."""
+    return [str(m[field]) if isinstance(m, dict) and field in m else f"\0missing{i}" for i, m in enumerate(metas)]
+
+
 def collate(samples: list[dict], skipped: dict[str, int]) -> dict:
     texts = [s["text"] for s in samples]
     return {

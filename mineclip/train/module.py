@@ -14,6 +14,7 @@ import pytorch_lightning as pl
 import torch
 import torch.distributed as dist
 
+from mineclip.data.pipeline import meta_groups
 from mineclip.model import MineCLIP, ModelConfig, get_config
 
 from .callbacks import NonFiniteLossError, ThroughputMonitor, make_checkpoints_atomic
@@ -180,10 +181,9 @@ class MineCLIPModule(pl.LightningModule):
         if self.positives == "caption":
             return batch["tokens"]
         field = self.positives.removeprefix("meta.")
-        # A stable hash (Python's hash() differs between processes); a missing field is its own
-        # group, a null one (a window in which no event happened) one group of its own.
-        values = [m.get(field, f"\0missing{i}") if isinstance(m, dict) else f"\0missing{i}" for i, m in enumerate(batch["meta"])]
-        digests = [int.from_bytes(hashlib.blake2b(str(x).encode(), digest_size=8).digest(), "little", signed=True) for x in values]
+        # A stable hash (Python's hash() differs between processes) of each clip's group
+        digests = [int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little", signed=True)
+                   for g in meta_groups(batch["meta"], field)]
         return torch.tensor(digests, dtype=torch.long, device=batch["tokens"].device)[:, None]
 
     def logit_scale(self) -> torch.Tensor:
