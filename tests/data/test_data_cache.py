@@ -73,5 +73,7 @@ def test_balance_by_event_draws_a_rare_event_as_often_as_the_power_says(tmp_path
     assert abs(rare_share(balance_by="meta.event") - 1 / (1 + 8 ** 0.5)) < 0.04  # square root: 0.26
     with pytest.raises(ValueError, match="meta"):
         CachedClips([str(tmp_path / "train")], balance_by="event", **kw)
+    with pytest.raises(ValueError, match="balance_power"):
+        CachedClips([str(tmp_path / "train")], balance_by="meta.event", balance_power=-1, **kw)
     with pytest.raises(ValueError, match="cache_train"):
         ClipDataModule(train_urls=str(tmp_path / "train"), balance_by="meta.event")
