@@ -23,8 +23,13 @@ def _check_frames(frames: np.ndarray) -> np.ndarray:
     return frames
 
 
-def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str = "veryfast") -> bytes:
-    """Encode frames as an H.264 mp4 (yuv420p) and return its bytes."""
+def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str = "veryfast",
+               threads: int = 0) -> bytes:
+    """Encode frames as an H.264 mp4 (yuv420p) and return its bytes.
+
+    threads: x264 threads, 0 = x264's choice (several per core). Worker pools that already keep every
+    core busy encode short clips faster with 1, and the bytes then do not depend on the machine's cores.
+    """
     import av
 
     frames = _check_frames(frames)
@@ -37,6 +42,8 @@ def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str 
         stream = container.add_stream("libx264", rate=rate)
         stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
         stream.options = {"crf": str(crf), "preset": preset, "tune": "fastdecode"}
+        if threads:
+            stream.options = {**stream.options, "threads": str(int(threads))}
         for frame in frames:
             for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")):
                 container.mux(packet)

@@ -39,7 +39,7 @@ def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
         if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
             continue
         if job["encoding"] == "mp4":
-            ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast")
+            ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast", threads=1)
         else:
             ext, payload = encode_clip(frames, job["encoding"], 8)
         meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],

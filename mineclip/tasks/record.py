@@ -110,7 +110,7 @@ def _record_job(job: dict) -> dict:
 
     out = Path(job.pop("out"))
     ep = run_episode(**job)
-    write_mp4(out / ep.record["video"], ep.frames, fps=FPS, preset="superfast")
+    write_mp4(out / ep.record["video"], ep.frames, fps=FPS, preset="superfast", threads=1)
     return ep.record
 
 
@@ -194,7 +194,7 @@ def _evalset_task(args: tuple) -> list[dict]:
         label = ep.record["label"]
         if len(kept[label]) >= per_label:
             continue
-        write_mp4(Path(out) / ep.record["video"], ep.frames, fps=FPS, preset="superfast")
+        write_mp4(Path(out) / ep.record["video"], ep.frames, fps=FPS, preset="superfast", threads=1)
         kept[label].append(ep.record)
     return kept[1] + kept[0]
 
