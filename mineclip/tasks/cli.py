@@ -85,13 +85,22 @@ def _cmd_evalset(a) -> int:
     return 0
 
 
+def _task_weight(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected TASK_OR_KIND=WEIGHT, e.g. creative=2, got {text!r}") from None
+
+
 def _cmd_clips(a) -> int:
     from .clips import make_clips
 
     out = make_clips(a.out, num_clips=a.num_clips, workers=a.workers, clip_len=a.clip_len, stride=a.stride,
                      episode_len=a.episode_len, misalign=a.misalign, filler=a.filler,
                      task_ids=_task_ids(a.tasks, a.category) if (a.tasks or a.category) else None,
-                     seed=a.seed, encoding=a.encoding, idle_keep=a.idle_keep, worlds=a.worlds)
+                     seed=a.seed, encoding=a.encoding, idle_keep=a.idle_keep, worlds=a.worlds,
+                     task_weights=dict(a.task_weight) or None)
     print(f"wrote {out['clips']} clips to {out['out_dir']}")
     return 0 if out["clips"] else 1
 
@@ -166,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--idle-keep", type=float, default=0.25,
                    help="chance of keeping a window in which nothing happens (0..1)")
     s.add_argument("--worlds", type=int, default=64, help="number of distinct training worlds")
+    s.add_argument("--task-weight", action="append", default=[], type=_task_weight, metavar="TASK_OR_KIND=W",
+                   help="play a task (or every task of a kind) W times as often, e.g. creative=2 (repeatable)")
     s.add_argument("--encoding", default="mp4", choices=["mp4", "raw"])
     s.add_argument("--seed", type=int, default=0)
     s.set_defaults(fn=_cmd_clips)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -49,14 +50,43 @@ def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
     return out
 
 
+def task_schedule(task_ids: list[str], weights: dict[str, float] | None = None) -> Iterator[str]:
+    """Task ids in a weighted round-robin without end: a task of weight 2 plays twice as often as one
+    of weight 1, spread evenly (smooth weighted round-robin). `weights` keys are task ids or kinds
+    ("creative", "programmatic"); an id outranks its kind; unnamed tasks weigh 1."""
+    from .registry import get_task
+
+    weights = dict(weights or {})
+    kinds = {"creative", "programmatic"}
+    known = set(task_ids) | kinds
+    unknown = sorted(k for k in weights if k not in known)
+    if unknown:
+        raise ValueError(f"task weights name {unknown}: neither a played task nor a kind ({sorted(kinds)})")
+    bad = {k: w for k, w in weights.items() if not w >= 0}
+    if bad:
+        raise ValueError(f"task weights must be >= 0, got {bad}")
+    w = {t: float(weights.get(t, weights.get(get_task(t).kind, 1.0))) for t in task_ids}
+    total = sum(w.values())
+    if total <= 0:
+        raise ValueError("task weights leave no task to play")
+    credit = dict.fromkeys(task_ids, 0.0)
+    while True:
+        for t in task_ids:
+            credit[t] += w[t]
+        best = max(task_ids, key=lambda t: credit[t])  # first of the tied, in task order
+        credit[best] -= total
+        yield best
+
+
 def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 4, episode_len: int = 48,
                    misalign: float = 0.2, filler: float = 0.3, task_ids: list[str] | None = None,
                    worlds: int = 64, seed: int = 0, encoding: str = "mp4", world_offset: int = 10_000,
-                   idle_keep: float = 0.25) -> list[dict]:
-    """Enough episodes (tasks round-robin, agents by AGENT_MIX, training worlds) for ~num_clips clips."""
+                   idle_keep: float = 0.25, task_weights: dict[str, float] | None = None) -> list[dict]:
+    """Enough episodes (tasks by `task_schedule`, agents by AGENT_MIX, training worlds) for ~num_clips clips."""
     if not 0.0 <= idle_keep <= 1.0:
         raise ValueError(f"idle_keep is a probability in [0, 1], got {idle_keep}")
     tasks = task_ids or [t.id for t in list_tasks()]
+    schedule = task_schedule(tasks, task_weights)
     per_episode = max((episode_len + 1 - clip_len) // stride + 1, 1)
     # about half of all windows are idle; ask for enough episodes that the filtered ones suffice
     kept = 0.5 + 0.5 * idle_keep
@@ -68,7 +98,7 @@ def make_clip_jobs(num_clips: int, clip_len: int = 16, stride: int = 4, episode_
     for i in range(n_eps):
         agent = rng.choices(names, weights)[0]
         ws = seeds[i % len(seeds)]
-        jobs.append(dict(task_id=tasks[i % len(tasks)], agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
+        jobs.append(dict(task_id=next(schedule), agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=clip_len,
                          stride=stride, episode_len=episode_len, misalign=misalign, filler=filler,
                          spawn_jitter=rng.choice([0, 0, 6]), encoding=encoding, idle_keep=idle_keep))
@@ -95,6 +125,7 @@ def make_clips(out_dir: str | os.PathLike, num_clips: int = 8000, workers: int |
 
     settings = {"generator": "mineclip tasks clips", "num_clips": num_clips, **{k: v for k, v in kwargs.items()
                                                                                    if k != "task_ids"}}
+    make_clip_jobs(1, **kwargs)  # bad settings fail here, before the worker pool starts
     workers = workers or os.cpu_count() or 1
     written = 0
     with ClipShardWriter(out_dir, prefix=prefix, encoding=kwargs.get("encoding", "mp4"), fps=8,
