@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
 
 from mineclip.reward import RewardModel
 
@@ -160,6 +161,9 @@ def run(cfg: RunConfig, out: str | Path) -> dict:
                  learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, ent_coef=p.ent_coef,
                  clip_range=p.clip_range, policy_kwargs={"net_arch": list(p.net_arch)}, seed=cfg.seed,
                  device="cpu", verbose=0)
+    # PPO's own statistics (losses, KL, entropy) as CSV in the run folder; SB3's default logger
+    # would make an empty SB3-<time> folder in the system temp dir for every run
+    policy.set_logger(configure(str(run_dir / "ppo"), ["csv"]))
     log = EpisodeLog(run_dir / PROGRESS)
     policy.learn(total_timesteps=cfg.steps, callback=log)
     train_s = time.time() - t0

@@ -33,6 +33,8 @@ def test_rl_smoke_run_trains_with_the_learned_reward_and_writes_a_table_that_par
     assert learned["curve"] and all(len(e) == 3 for e in learned["curve"])
     assert runs["sparse"]["train"]["learned_reward_scale"] is None
     assert (learned["config"]["task"], learned["config"]["variant"]) == ("harvest_wood", "mineclip")
+    ppo_log = (out / "runs" / "harvest_wood" / "mineclip" / "seed0" / "ppo" / "progress.csv").read_text()
+    assert "train/policy_gradient_loss" in ppo_log.splitlines()[0]  # PPO's statistics, in the run folder
 
     # a re-run finds the finished runs and only rebuilds the table
     assert main(["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood",
