@@ -34,17 +34,21 @@ class Preset:
     train_config: str = "configs/tiny.yaml"
     num_clips: int = 6000
     val_clips: int = 512
+    # training episodes per task by weight (task id or kind, as `tasks clips --task-weight`);
+    # {} plays every task equally often
+    task_weights: dict[str, float] = field(default_factory=dict)
     eval_tasks: tuple[str, ...] = EVAL_TASKS
     per_label: int = 10
     max_epochs: int = 5
-    epoch_length: int = 3600
+    epoch_length: int = 3200
     batch_size: int = 32
     num_frames: int = 8
     trainer_overrides: list[str] = field(default_factory=list)
 
 
 PRESETS = {
-    # compiled towers: ~30 s of compiling for a ~1.2x faster step over the ~560 steps
+    # 500 steps, what the 20-minute budget leaves on a 2-core CPU; compiled towers: ~30 s of
+    # compiling for a ~1.3x faster step
     "default": Preset(trainer_overrides=["--model.compile=true"]),
     # a few minutes: for the end-to-end test and a first look
     "quick": Preset(num_clips=256, val_clips=64, eval_tasks=("harvest_wood", "drink_water", "find_water"),
@@ -78,7 +82,8 @@ class StageError(RuntimeError):
 def stage_clips(run: Path, p: Preset, workers: int) -> dict:
     from mineclip.tasks.clips import make_clips
 
-    train = make_clips(run / "shards" / "train", num_clips=p.num_clips, workers=workers, prefix="train", seed=0)
+    train = make_clips(run / "shards" / "train", num_clips=p.num_clips, workers=workers, prefix="train", seed=0,
+                       task_weights=p.task_weights or None)
     # held-out clips come from other training-split worlds than the training clips
     val = make_clips(run / "shards" / "val", num_clips=p.val_clips, workers=workers, prefix="val", seed=1,
                      world_offset=500_000)
