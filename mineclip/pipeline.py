@@ -121,8 +121,9 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
         f"--trainer.max_epochs={p.max_epochs}",
         # validated once, at the end, if at all: the final weights are exported whatever the curve
         # says, and the eval stage measures retrieval on the same held-out clips
-        f"--trainer.check_val_every_n_epoch={p.max_epochs}" if p.validate_in_training
-        else "--trainer.limit_val_batches=0",
+        *([f"--trainer.check_val_every_n_epoch={p.max_epochs}"] if p.validate_in_training else
+          # nothing to rank checkpoints by: keep the last (and the last_checkpoint callback's last.ckpt)
+          ["--trainer.limit_val_batches=0", "--checkpoint.monitor=null", "--checkpoint.save_top_k=1"]),
         f"--data.init_args.train_urls={run / 'shards' / 'train'}",
         f"--data.init_args.val_urls={run / 'shards' / 'val'}",
         f"--data.init_args.batch_size={p.batch_size}",
