@@ -143,7 +143,8 @@ def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
     # The final weights are exported, not the best by validation R@1: on a few hundred templated
     # held-out clips that R@1 sits near chance for most of a short run and picks early checkpoints,
     # whose judge is worse (measured on the default: programmatic F1 0.81 at step 200, 0.88 at 500).
-    last, best = ckpt_dir / "last.ckpt", _best_checkpoint(ckpt_dir)
+    # Without validation nothing ranks the checkpoints: the callback's "best" is only the latest.
+    last, best = ckpt_dir / "last.ckpt", _best_checkpoint(ckpt_dir) if p.validate_in_training else None
     if not last.exists():
         raise StageError(f"training wrote no checkpoint into {ckpt_dir}")
     return {"checkpoint": str(last), "best_by_val_r1": str(best) if best else None}

@@ -24,6 +24,9 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert {r["task_id"] for r in labels} == set(PRESETS["quick"].eval_tasks)
     assert {r["label"] for r in labels} == {0, 1}
     assert any((run / "train" / "checkpoints").glob("*.ckpt"))
+    # the quick preset does not validate inside training, so no checkpoint is called best by R@1
+    assert not PRESETS["quick"].validate_in_training
+    assert json.loads((run / "stages" / "train.json").read_text())["best_by_val_r1"] is None
     assert (run / "artifact" / "model.safetensors").is_file()
     assert json.loads((run / "artifact" / "config.json").read_text())["frames"]["window"] == PRESETS["quick"].num_frames
 
