@@ -55,13 +55,12 @@ def task_schedule(task_ids: list[str], weights: dict[str, float] | None = None) 
     of weight 1, spread evenly (smooth weighted round-robin). `weights` keys are task ids or kinds
     ("creative", "programmatic"); an id outranks its kind; unnamed tasks weigh 1."""
     from .registry import get_task
+    from .spec import KINDS
 
     weights = dict(weights or {})
-    kinds = {"creative", "programmatic"}
-    known = set(task_ids) | kinds
-    unknown = sorted(k for k in weights if k not in known)
+    unknown = sorted(k for k in weights if k not in set(task_ids) | set(KINDS))
     if unknown:
-        raise ValueError(f"task weights name {unknown}: neither a played task nor a kind ({sorted(kinds)})")
+        raise ValueError(f"task weights name {unknown}: neither a played task nor a kind {KINDS}")
     bad = {k: w for k, w in weights.items() if not w >= 0}
     if bad:
         raise ValueError(f"task weights must be >= 0, got {bad}")
