@@ -60,3 +60,9 @@ def test_clips_command_takes_task_weights(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["clips", "--out", str(out), "--task-weight", "creative"])
     assert "TASK_OR_KIND=WEIGHT" in capsys.readouterr().err
+    # a weight for a task that is not played fails before any play, and leaves the shards as they were
+    before = sorted(p.name for p in out.iterdir())
+    assert main(["clips", "--out", str(out), "--num-clips", "8", "--workers", "1", "--tasks", "harvest_wood",
+                 "--task-weight", "hunt_cow=2"]) == 1
+    assert "neither a played task nor a kind" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == before
