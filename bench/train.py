@@ -4,6 +4,9 @@ batches and optimiser, in one run; and peak memory (RSS high-water mark, CUDA pe
     python bench/train.py                 # tiny config, CPU, fp32
     python bench/train.py --steps 30 --batch 16 --frames 8
     python bench/train.py --steps 60 --warmup 5 --batch 32 --frames 8 --compile   # + compiled towers
+
+Like train.py it keeps freed memory in the process (mineclip.allocator); MINECLIP_SYSTEM_MALLOC=1
+keeps glibc's defaults (`python bench/malloc.py` compares the two).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 import pytorch_lightning as pl
 import torch
 
+from mineclip.allocator import keep_freed_memory
 from mineclip.model import tokenize
 from mineclip.train.data import ReplayBatches
 from mineclip.train.loss import ContrastiveLoss
@@ -77,6 +81,7 @@ def main() -> None:
     ap.add_argument("--compile", action="store_true",
                     help="also time the module with compiled towers (--model.compile; warm-up includes compiling)")
     args = ap.parse_args()
+    kept = keep_freed_memory()  # as train.py does
     accelerator = "gpu" if torch.cuda.is_available() else "cpu"
     device = torch.device("cuda" if accelerator == "gpu" else "cpu")
     n = args.steps + args.warmup
@@ -114,7 +119,10 @@ def main() -> None:
     compiled = lightning_steps_per_s(args, batches, accelerator, compile=True) if args.compile else None
 
     mem = "CUDA peak allocated" if device.type == "cuda" else "process peak RSS (cumulative high-water mark)"
-    print(f"config={args.config} batch={args.batch} frames={args.frames} precision={args.precision} device={device} threads={torch.get_num_threads()}")
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"config={args.config} batch={args.batch} frames={args.frames} precision={args.precision} device={device} "
+          f"threads={torch.get_num_threads()} malloc={'keep freed memory' if kept else 'system'}")
+    print(f"process CPU time: user {cpu.ru_utime:.1f} s, system {cpu.ru_stime:.1f} s")
     print(f"plain PyTorch loop : {plain:.3f} steps/s ({plain * args.batch:.1f} samples/s), {mem} {plain_mem:.0f} MiB")
     print(f"Lightning Trainer  : {lightning:.3f} steps/s ({lightning * args.batch:.1f} samples/s), {mem} {lightning_mem:.0f} MiB")
     print(f"ratio Lightning / plain: {lightning / plain:.3f}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import torch
 
+from mineclip.allocator import keep_freed_memory
 from mineclip.reward import MODES, RewardModel
 
 from .judge import DEFAULT_TOPK
@@ -129,6 +130,7 @@ def retrieval_eval(models: dict[str, RewardModel], shards: str, limit: int, prog
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    keep_freed_memory()
     t0 = time.time()
     out = Path(args.out)
     progress = not args.quiet

@@ -8,6 +8,7 @@ import sys
 from pytorch_lightning.callbacks import ModelCheckpoint
 from pytorch_lightning.cli import LightningCLI, SaveConfigCallback
 
+from mineclip.allocator import keep_freed_memory
 from mineclip.data.datamodule import ClipDataModule
 
 from . import strategies  # noqa: F401  (registers the "mineclip_deepspeed" strategy names)
@@ -84,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     # the arguments go in explicitly; LightningCLI warns when the process's own argv (`mineclip
     # train ...`, `mineclip pipeline`, pytest's) is non-empty besides them
     outer, sys.argv = sys.argv, sys.argv[:1]
+    keep_freed_memory()  # ~1.2x the CPU step: no mmap/munmap of activation buffers per step
     try:
         cli = build_cli(argv)
     except NonFiniteLossError as e:
