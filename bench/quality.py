@@ -4,10 +4,14 @@ Runs `mineclip pipeline` (or reuses a finished run folder) and prints, per judge
 paper's rule (mean step reward, K-means threshold) for the trained tiny model and an untrained model
 of the same architecture, the means over programmatic and creative tasks against the targets
 (>= 0.90 and >= 0.80), the robust alternatives (best window, top-k windows), and video-to-text
-R@1 on held-out clips against chance.
+R@1 on held-out clips against chance. With several training seeds (or several finished runs) it
+adds the spread: the paper's-rule means per run, their mean and standard deviation, and how many
+runs meet both targets; one run says little, the outcome varies a lot from seed to seed.
 
     python bench/quality.py                      # runs/default, running the pipeline if needed
     python bench/quality.py --run runs/default   # report on a finished run only
+    python bench/quality.py --seeds 3            # + runs/default-seed1, -seed2 on the same data
+    python bench/quality.py --run runs/a --run runs/b   # the spread over finished runs
 """
 
 from __future__ import annotations
@@ -50,18 +54,69 @@ def table(metrics: dict) -> str:
     return "\n".join(out)
 
 
+def kind_means(metrics: dict) -> dict[str, float]:
+    """Paper's-rule mean F1 per task kind of the trained model (the report's first model)."""
+    from mineclip.evaluate.report import task_f1
+    from mineclip.tasks import get_task
+
+    trained = next(iter(metrics["models"].values()))
+    out = {}
+    for kind in TARGETS:
+        vals = [f for t, e in trained.items() if get_task(t).kind == kind and (f := task_f1(e)) is not None]
+        out[kind] = sum(vals) / len(vals) if vals else float("nan")
+    return out
+
+
+def spread(runs: dict[str, dict]) -> str:
+    """Per run the two means and whether both targets are met; then mean and std over runs."""
+    import numpy as np
+
+    head = f"{'run':<32}" + "".join(f"{'mean F1 ' + k:>28}" for k in TARGETS) + f"{'both targets':>14}"
+    out = [head, "-" * len(head)]
+    means = {name: kind_means(m) for name, m in runs.items()}
+    for name, m in means.items():
+        met = all(m[k] >= t for k, t in TARGETS.items())
+        out.append(f"{name[-32:]:<32}" + "".join(f"{m[k]:>28.3f}" for k in TARGETS) + f"{'yes' if met else 'no':>14}")
+    out.append("-" * len(head))
+    cells = []
+    for k, t in TARGETS.items():
+        v = np.array([m[k] for m in means.values()])
+        cells.append(f"{v.mean():.3f} +- {v.std(ddof=1) if len(v) > 1 else 0:.3f} [>= {t:.2f}]")
+    met = sum(all(m[k] >= t for k, t in TARGETS.items()) for m in means.values())
+    out.append(f"{f'mean +- std over {len(means)} runs':<32}" + "".join(f"{c:>28}" for c in cells)
+               + f"{f'{met} of {len(means)}':>14}")
+    return "\n".join(out)
+
+
+def seed_runs(base: Path, seeds: int) -> list[tuple[Path, list[str]]]:
+    """The run folders of `seeds` training seeds: the base run (the config's seed) and
+    `<base>-seed<s>` trained with --seed_everything=s on the base run's data."""
+    return [(base, [])] + [(base.with_name(f"{base.name}-seed{s}"), [f"--seed_everything={s}"]) for s in range(1, seeds)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--run", default="runs/default", help="pipeline run folder")
+    ap.add_argument("--run", action="append", default=None,
+                    help="pipeline run folder (default runs/default); repeat it to compare finished runs")
     ap.add_argument("--preset", default="default")
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="training seeds: the run and <run>-seed1.. on its data, run where not finished")
     args = ap.parse_args(argv)
-    run = Path(args.run)
-    metrics_path = run / "report" / "metrics.json"
-    if not metrics_path.is_file():
-        from mineclip.pipeline import PRESETS, run_pipeline
+    runs = [Path(r) for r in (args.run or ["runs/default"])]
+    if args.seeds < 1 or (args.seeds > 1 and len(runs) > 1):
+        ap.error("--seeds N >= 1 takes one --run (the base run of the seeds)")
+    todo = seed_runs(runs[0], args.seeds) if args.seeds > 1 else [(r, []) for r in runs]
+    for i, (run, train_args) in enumerate(todo):
+        if not (run / "report" / "metrics.json").is_file():
+            from mineclip.pipeline import PRESETS, run_pipeline
 
-        print(run_pipeline(run, PRESETS[args.preset]))
-    print(table(json.loads(metrics_path.read_text())))
+            print(run_pipeline(run, PRESETS[args.preset], train_args=train_args,
+                               data_from=todo[0][0] if i and train_args else None))
+    metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run, _ in todo}
+    print(table(next(iter(metrics.values()))))
+    if len(metrics) > 1:
+        print()
+        print(spread(metrics))
     return 0
 
 

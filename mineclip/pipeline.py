@@ -52,7 +52,7 @@ class Preset:
 PRESETS = {
     # ~560 steps, what the 20-minute budget leaves on a 2-core CPU, and no validation pass inside
     # training (the eval stage measures retrieval); compiled towers: ~30 s of compiling for a
-    # ~1.3x faster step
+    # ~1.2x faster step (docs/train.md)
     "default": Preset(val_clips=256, epoch_length=3600, validate_in_training=False,
                       trainer_overrides=["--model.compile=true"]),
     # a few minutes: for the end-to-end test and a first look
@@ -223,8 +223,40 @@ def summary(run: Path, times: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+DATA_STAGES = {"clips": "shards", "evalset": "evalset"}  # stage -> the folder it writes
+DATA_FIELDS = ("num_clips", "val_clips", "task_weights", "eval_tasks", "per_label")  # preset sizes they read
+
+
+def reuse_data(run: Path, source: Path, preset: Preset) -> None:
+    """Let `run` train and evaluate on the clips and evaluation set of the finished run `source`
+    (links to its folders and copies of its stage records), e.g. to compare training seeds or
+    options on identical data without playing it again."""
+    for stage, folder in DATA_STAGES.items():
+        if _done(source, stage) is None:
+            raise StageError(f"--data-from {source}: its {stage} stage has not finished")
+    theirs = json.loads((source / "preset.json").read_text()) if (source / "preset.json").is_file() else {}
+    ours = json.loads(json.dumps(dataclasses.asdict(preset)))
+    differ = [k for k in DATA_FIELDS if k in theirs and theirs[k] != ours[k]]
+    if differ:
+        raise StageError(f"--data-from {source}: its data were made with other sizes ({', '.join(differ)}); "
+                         "use the same --preset")
+    run.mkdir(parents=True, exist_ok=True)
+    for stage, folder in DATA_STAGES.items():
+        link, target = run / folder, (source / folder).resolve()
+        if link.is_symlink() and link.resolve() == target and _done(run, stage) is not None:
+            continue
+        if link.exists() or link.is_symlink():
+            raise StageError(f"--data-from {source}: {link} exists; use a new run folder")
+        link.symlink_to(target, target_is_directory=True)
+        _mark(run, stage, {**_done(source, stage), "data_from": str(source)})
+
+
 def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = False,
-                 train_args: list[str] | None = None) -> str:
+                 train_args: list[str] | None = None, data_from: Path | None = None) -> str:
+    if data_from is not None:
+        if force:
+            raise StageError("--data-from and --force: the data stages belong to the other run")
+        reuse_data(run, data_from, preset)
     run.mkdir(parents=True, exist_ok=True)
     (run / "preset.json").write_text(json.dumps(dataclasses.asdict(preset), indent=1) + "\n")
     times: dict[str, float] = {}
@@ -263,11 +295,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="redo every stage even if its output exists")
     ap.add_argument("--train-arg", action="append", default=[],
                     help="extra option for train.py, e.g. --train-arg=--trainer.max_epochs=2 (repeatable)")
+    ap.add_argument("--data-from", default=None, type=Path,
+                    help="a finished run folder whose clips and evaluation set this run uses (same preset "
+                         "sizes), e.g. to train another seed on identical data")
     args = ap.parse_args(argv)
     preset = PRESETS[args.preset]
     run = Path(args.out or f"runs/{args.preset}")
     try:
-        text = run_pipeline(run, preset, args.workers, args.force, args.train_arg)
+        text = run_pipeline(run, preset, args.workers, args.force, args.train_arg, args.data_from)
     except StageError as e:
         print(f"mineclip pipeline: {e}", file=sys.stderr)
         return 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import runpy
 
 import pytest
 
 from mineclip.evaluate.report import task_f1
-from mineclip.pipeline import PRESETS, STAGES, main
+from mineclip.pipeline import PRESETS, REPO, STAGES, main
 
 
 @pytest.mark.slow
@@ -44,3 +46,31 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     # a second run finds every stage done and only prints the summary again
     assert main(["--preset", "quick", "--out", str(run)]) == 0
     assert "done before" in capsys.readouterr().out
+
+    # another training seed on the same data: the data stages are reused, not played again
+    seed1 = tmp_path / "seed1"
+    assert main(["--preset", "quick", "--out", str(seed1), "--data-from", str(run), "--train-arg=--seed_everything=1"]) == 0
+    out = capsys.readouterr().out
+    assert "[clips] done before" in out and "[evalset] done before" in out and "[train] ..." in out
+    assert (seed1 / "shards").resolve() == (run / "shards").resolve()
+    models = json.loads((seed1 / "report" / "metrics.json").read_text())["models"]
+    assert set(next(iter(models.values()))) == set(PRESETS["quick"].eval_tasks)
+
+    # bench/quality.py reads both runs and prints the spread over them
+    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
+    assert quality["main"](["--run", str(run), "--run", str(seed1)]) == 0
+    out = capsys.readouterr().out
+    assert "mean +- std over 2 runs" in out and out.rstrip().endswith("of 2")
+
+
+def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
+    source = tmp_path / "source"
+    assert main(["--preset", "quick", "--out", str(tmp_path / "a"), "--data-from", str(source)]) == 1
+    assert "has not finished" in capsys.readouterr().err
+    for stage in ("clips", "evalset"):
+        (source / "stages").mkdir(parents=True, exist_ok=True)
+        (source / "stages" / f"{stage}.json").write_text(json.dumps({"seconds": 1.0}))
+    (source / "preset.json").write_text(json.dumps(dataclasses.asdict(PRESETS["default"])))
+    assert main(["--preset", "quick", "--out", str(tmp_path / "b"), "--data-from", str(source)]) == 1
+    assert "other sizes" in capsys.readouterr().err
+    assert not (tmp_path / "b" / "shards").exists()
