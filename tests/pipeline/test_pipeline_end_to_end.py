@@ -60,7 +60,7 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
     assert quality["main"](["--run", str(run), "--run", str(seed1)]) == 0
     out = capsys.readouterr().out
-    assert "mean +- std over 2 runs" in out and out.rstrip().endswith("of 2")
+    assert "mean +- std over 2 runs" in out and " of 2\n" in out and "fitted on half" in out
 
 
 def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
