@@ -231,11 +231,12 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
     """Let `run` train and evaluate on the clips and evaluation set of the finished run `source`
     (links to its folders and copies of its stage records), e.g. to compare training seeds or
     options on identical data without playing it again."""
-    for stage, folder in DATA_STAGES.items():
-        if _done(source, stage) is None:
+    records = {stage: _done(source, stage) for stage in DATA_STAGES}
+    for stage, record in records.items():
+        if record is None:
             raise StageError(f"--data-from {source}: its {stage} stage has not finished")
     theirs = json.loads((source / "preset.json").read_text()) if (source / "preset.json").is_file() else {}
-    ours = json.loads(json.dumps(dataclasses.asdict(preset)))
+    ours = json.loads(json.dumps(dataclasses.asdict(preset)))  # tuples as lists, as preset.json holds them
     differ = [k for k in DATA_FIELDS if k in theirs and theirs[k] != ours[k]]
     if differ:
         raise StageError(f"--data-from {source}: its data were made with other sizes ({', '.join(differ)}); "
@@ -248,7 +249,7 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
         if link.exists() or link.is_symlink():
             raise StageError(f"--data-from {source}: {link} exists; use a new run folder")
         link.symlink_to(target, target_is_directory=True)
-        _mark(run, stage, {**_done(source, stage), "data_from": str(source)})
+        _mark(run, stage, {**records[stage], "data_from": str(source)})
 
 
 def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = False,
