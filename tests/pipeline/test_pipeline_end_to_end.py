@@ -74,3 +74,32 @@ def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
     assert main(["--preset", "quick", "--out", str(tmp_path / "b"), "--data-from", str(source)]) == 1
     assert "other sizes" in capsys.readouterr().err
     assert not (tmp_path / "b" / "shards").exists()
+
+    # same sizes, but --force would redo the other run's data, and an existing folder is not replaced
+    (source / "preset.json").write_text(json.dumps(dataclasses.asdict(PRESETS["quick"])))
+    for folder in ("shards", "evalset"):
+        (source / folder).mkdir()
+    assert main(["--preset", "quick", "--out", str(tmp_path / "c"), "--data-from", str(source), "--force"]) == 1
+    assert "--force" in capsys.readouterr().err
+    (tmp_path / "d" / "shards").mkdir(parents=True)
+    assert main(["--preset", "quick", "--out", str(tmp_path / "d"), "--data-from", str(source)]) == 1
+    assert "exists; use a new run folder" in capsys.readouterr().err
+    assert not (tmp_path / "d" / "shards").is_symlink()
+
+
+def _entry(scores, labels):
+    return {"rules": {"mean": {"kmeans": {"scores": scores, "labels": labels}}}}
+
+
+def test_quality_cross_calibration_fits_on_one_half_and_judges_the_other():
+    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
+    xcal = quality["cross_calibrated_f1"]
+    # separable by any threshold between 0.2 and 0.8 in both halves: every judgement right
+    assert xcal(_entry([0.9, 0.1, 0.8, 0.2, 0.85, 0.15], [1, 0, 1, 0, 1, 0])) == 1.0
+    # separable as a whole (any threshold in (0.4, 0.5) is right), but not by each half's own fit:
+    # the odd half's threshold (0.3) calls the even failure at 0.4 a success, the even half's (0.65)
+    # calls the odd success at 0.5 a failure. Pooled: 1 TP, 1 FP, 1 FN -> F1 0.5, where fitting on
+    # all four would claim 1.0
+    assert xcal(_entry([0.9, 0.5, 0.4, 0.1], [1, 1, 0, 0])) == pytest.approx(0.5)
+    with pytest.raises(SystemExit):
+        quality["main"](["--seeds", "2", "--run", "a", "--run", "b"])
