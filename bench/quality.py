@@ -4,7 +4,9 @@ Runs `mineclip pipeline` (or reuses a finished run folder) and prints, per judge
 paper's rule (mean step reward, K-means threshold) for the trained tiny model and an untrained model
 of the same architecture, the means over programmatic and creative tasks against the targets
 (>= 0.90 and >= 0.80), the robust alternatives (best window, top-k windows), and video-to-text
-R@1 on held-out clips against chance. With several training seeds (or several finished runs) it
+R@1 on held-out clips against chance. The pipeline's judge scores each prompt against the
+suite's other task prompts and the narrator's event-free captions (`--negatives scene`); the
+means with the paper's negatives (task prompts only) are printed beside. With several training seeds (or several finished runs) it
 adds the spread: the paper's-rule means per run, their mean and standard deviation, and how many
 runs meet both targets (and, beside it, the F1 of a threshold fitted on half of each task's
 trajectories and applied to the other half); one run says little, the outcome varies a lot from
@@ -118,6 +120,24 @@ def seed_runs(base: Path, seeds: int) -> list[tuple[Path, list[str]]]:
     return [(base, [])] + [(base.with_name(f"{base.name}-seed{s}"), [f"--seed_everything={s}"]) for s in range(1, seeds)]
 
 
+def paper_negatives(run: Path) -> dict:
+    """The run's judgement with the paper's negatives (the suite's other task prompts only), beside
+    the pipeline's (which adds the narrator's event-free captions): the run's own metrics when it
+    was judged so, else one more `mineclip eval` of its artifact into <run>/report-suite-negatives."""
+    metrics = json.loads((run / "report" / "metrics.json").read_text())
+    if metrics["settings"].get("negatives", "suite") == "suite":
+        return metrics
+    out = run / "report-suite-negatives"
+    if not (out / "metrics.json").is_file():
+        from mineclip.evaluate.cli import main as eval_main
+
+        code = eval_main(["--model", str(run / "artifact"), "--labels", metrics["settings"]["labels"],
+                          "--out", str(out), "--negatives", "suite", "--no-untrained", "--quiet"])
+        if code != 0:
+            raise SystemExit(f"bench/quality.py: evaluating {run / 'artifact'} with the paper's negatives failed")
+    return json.loads((out / "metrics.json").read_text())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="append", default=None,
@@ -137,10 +157,21 @@ def main(argv: list[str] | None = None) -> int:
             print(run_pipeline(run, PRESETS[args.preset], train_args=train_args,
                                data_from=todo[0][0] if i and train_args else None))
     metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run, _ in todo}
-    print(table(next(iter(metrics.values()))))
+    first = next(iter(metrics.values()))
+    negatives = first["settings"].get("negatives", "suite")
+    print(f"negatives: {negatives} ({first['settings'].get('negatives_source', '')})")
+    print(table(first))
+    paper = {name: paper_negatives(Path(name)) for name in metrics} if negatives != "suite" else None
+    if paper:
+        means = kind_means(next(iter(paper.values())))
+        print("with the paper's negatives (the suite's other task prompts only): mean F1 "
+              + ", ".join(f"{k} {v:.3f}" for k, v in means.items()))
     if len(metrics) > 1:
         print()
         print(spread(metrics))
+        if paper:
+            print("\nthe same runs judged with the paper's negatives:")
+            print(spread(paper))
     return 0
 
 

@@ -46,6 +46,11 @@ class Preset:
     # validate at the end of training too (TensorBoard curves, best-by-R@1 checkpoint); the eval
     # stage measures retrieval on the same held-out clips either way
     validate_in_training: bool = True
+    # negative prompts of the judge's reward (`mineclip eval --negatives`): the suite's other task
+    # prompts and the narrator's event-free captions ("a cow nearby", "just walking around"), which
+    # take the probability of windows that show a task's scene without its action; 'suite' is the
+    # paper's choice, and bench/quality.py reports it beside (README, Results)
+    negatives: str = "scene"
     trainer_overrides: list[str] = field(default_factory=list)
 
 
@@ -184,11 +189,11 @@ def stage_export(run: Path, checkpoint: str, window: int) -> dict:
     return {"artifact": str(out)}
 
 
-def stage_eval(run: Path, artifact: str, labels: str) -> dict:
+def stage_eval(run: Path, artifact: str, labels: str, negatives: str = "scene") -> dict:
     from mineclip.evaluate.cli import main as eval_main
 
     out = run / "report"
-    code = eval_main(["--model", artifact, "--labels", labels, "--out", str(out),
+    code = eval_main(["--model", artifact, "--labels", labels, "--out", str(out), "--negatives", negatives,
                       "--shards", str(run / "shards" / "val")])
     if code != 0:
         raise StageError(f"evaluation failed (exit {code})")
@@ -206,7 +211,9 @@ def summary(run: Path, times: dict[str, float]) -> str:
     tasks = list(next(iter(models.values())))
     kinds = {t: get_task(t).kind for t in tasks}
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
-    lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold) on held-out worlds",
+    negatives = (metrics.get("settings") or {}).get("negatives", "suite")
+    lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold; negatives: {negatives}) "
+             "on held-out worlds",
              f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
     for t in sorted(tasks, key=lambda t: (kinds[t], t)):
         lines.append(f"{t:<22} {kinds[t]:<13}" + "".join(f"{pct(task_f1(models[n][t])):>20}" for n in names))
@@ -279,7 +286,7 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         elif stage == "export":
             out = stage_export(run, info["train"]["checkpoint"], preset.num_frames)
         else:
-            out = stage_eval(run, info["export"]["artifact"], info["evalset"]["labels"])
+            out = stage_eval(run, info["export"]["artifact"], info["evalset"]["labels"], preset.negatives)
         out["seconds"] = time.time() - t0
         _mark(run, stage, out)
         info[stage], times[stage] = out, out["seconds"]

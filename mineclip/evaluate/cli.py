@@ -37,8 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip the untrained baseline (same architecture, random weights, seed --seed)")
     p.add_argument("--mode", choices=MODES, default="direct", help="reward formula the scores average")
     p.add_argument("--topk", type=int, default=DEFAULT_TOPK, help="windows averaged by the top-k score rule")
-    p.add_argument("--negatives", default=None,
-                   help="file with one negative prompt per line (default: the task suite's prompts)")
+    p.add_argument("--negatives", default="suite",
+                   help="negative prompts: 'suite' (the task suite's other prompts, as in the paper), 'scene' "
+                        "(those plus the suite narrator's event-free captions, e.g. 'a cow nearby': what "
+                        "`mineclip pipeline` judges with) or a file with one prompt per line")
     p.add_argument("--calibrate", action="store_true",
                    help="fit per-task thresholds on these labels and save them with the model (judge.json)")
     p.add_argument("--shards", default=None, help="held-out shards for retrieval (brace pattern or folder)")
@@ -60,16 +62,25 @@ def _model_name(path: str, taken: set) -> str:
 
 
 def _negatives(args, labels_prompts: list[str]) -> tuple[callable, str, list[str]]:
-    if args.negatives:
-        pool = [l.strip() for l in Path(args.negatives).read_text().splitlines() if l.strip()]
+    if args.negatives not in ("suite", "scene"):
+        path = Path(args.negatives)
+        if not path.is_file():
+            raise SystemExit(f"mineclip eval: --negatives is neither 'suite', 'scene' nor a file: {args.negatives}")
+        pool = [l.strip() for l in path.read_text().splitlines() if l.strip()]
         source = f"negatives from {args.negatives} ({len(pool)} prompts)"
     else:
         try:
-            from mineclip.tasks.registry import all_prompts
+            from mineclip.tasks.registry import all_prompts, scene_prompts
 
             pool = list(dict.fromkeys(all_prompts()))
             source = f"negatives: the task suite's other prompts ({len(pool)} prompts)"
+            if args.negatives == "scene":
+                scene = scene_prompts()
+                pool += scene
+                source += f" and the narrator's {len(scene)} event-free captions (--negatives scene)"
         except Exception as e:
+            if args.negatives == "scene":
+                raise SystemExit(f"mineclip eval: --negatives scene needs the task suite ({e})") from e
             pool = list(dict.fromkeys(labels_prompts))
             source = f"negatives: the other prompts of the labels file ({len(pool)}; task suite unavailable: {e})"
     notes = []
@@ -199,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     main_rm = models[main_name]
     settings = {"model": str(Path(args.model).resolve()), "labels": str(labels_path.resolve()), "mode": args.mode,
                 "window": main_rm.window, "frame_stride": main_rm.frame_stride, "first_steps": "repeat", "topk": args.topk,
-                "negatives_source": negatives_source, "models": list(models),
+                "negatives": args.negatives, "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     if calibrated and not args.calibrate:
         notes.append(f"calibrated thresholds read from {Path(args.model) / 'judge.json'} (fitted on {calibrated.get('labels')})")

@@ -107,6 +107,16 @@ ITEM_NAMES = {"wood_pickaxe": "wooden pickaxe", "stone_pickaxe": "stone pickaxe"
               "wood_sword": "wooden sword", "stone_sword": "stone sword", "iron_sword": "iron sword"}
 
 
+def scene_captions() -> list[str]:
+    """What the narrator says when no event happens: idle talk and things in view from afar.
+
+    As extra negative prompts of the reward they take the probability of windows that show a
+    task's scene without its action (a cow in view, a lake in the distance, just walking), which
+    the other task prompts alone leave to whichever prompt names that scene; the near-by views
+    (`VIEW_NEAR`, "standing by the lake") are left out: they describe the find tasks' success."""
+    return list(dict.fromkeys(IDLE + [c for captions in VIEW.values() for c in captions]))
+
+
 # Steps that make up a composite event: not narrated again as "then ..." after it.
 PARTS_OF = {"build_bridge": ("place_stone", "collect_stone"), "dig_tunnel": ("collect_stone",),
             "stone_row": ("place_stone",), "sapling_row": ("place_plant",), "eat_cow": ("hit_cow",),

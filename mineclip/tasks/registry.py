@@ -155,3 +155,12 @@ def all_prompts(simulator: str | None = None) -> list[str]:
         if simulator is None or t.simulator == simulator:
             seen.setdefault(t.prompt, None)
     return list(seen)
+
+
+def scene_prompts() -> list[str]:
+    """The suite narrator's event-free captions (idle talk, things in view), distinct from every
+    task prompt: extra negatives for the reward on the bundled suite (`mineclip eval --negatives scene`)."""
+    from .narrate import scene_captions
+
+    prompts = set(all_prompts())
+    return [c for c in scene_captions() if c not in prompts]

@@ -134,3 +134,26 @@ def test_eval_reads_the_task_suites_recorded_evalset(tmp_path):
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["counts"]["skipped"] == 0
     assert metrics["models"]["model"]["harvest_wood"]["n"] == sum(counts["harvest_wood"])
+
+
+def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, tmp_path, capsys):
+    from mineclip.tasks import all_prompts, scene_prompts
+
+    scores = {}
+    for negatives in ("suite", "scene"):
+        out = tmp_path / negatives
+        assert eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
+                          "--out", str(out), "--negatives", negatives, "--mode", "direct-naive",
+                          "--no-untrained", "--quiet"]) == 0
+        metrics = json.loads((out / "metrics.json").read_text())
+        assert metrics["settings"]["negatives"] == negatives
+        entry = metrics["models"]["model"]["harvest_wood"]
+        scores[negatives] = dict(zip(entry["ids"], entry["rules"]["mean"]["kmeans"]["scores"]))
+    assert f"the narrator's {len(scene_prompts())} event-free captions" in metrics["settings"]["negatives_source"]
+    # more prompts in the softmax: every trajectory's P(prompt) is lower
+    assert scores["suite"].keys() == scores["scene"].keys()
+    assert all(scores["scene"][i] < scores["suite"][i] for i in scores["suite"])
+
+    with pytest.raises(SystemExit, match="neither 'suite', 'scene' nor a file"):
+        eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
+                   "--out", str(tmp_path / "bad"), "--negatives", "sceen", "--quiet"])

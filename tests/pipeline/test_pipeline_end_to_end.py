@@ -38,6 +38,7 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     for entry in trained.values():
         assert 0.0 <= task_f1(entry) <= 1.0
     assert any(r.get("v2t_R@1") is not None for r in metrics["retrieval"].values())
+    assert metrics["settings"]["negatives"] == "scene" == PRESETS["quick"].negatives
     assert (run / "report" / "report.md").read_text().startswith("# ")
     assert list((run / "report").glob("*.png"))
 
@@ -61,6 +62,10 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert quality["main"](["--run", str(run), "--run", str(seed1)]) == 0
     out = capsys.readouterr().out
     assert "mean +- std over 2 runs" in out and " of 2\n" in out and "fitted on half" in out
+    # and beside it the same runs judged with the paper's negatives (one more eval each)
+    assert "the same runs judged with the paper's negatives" in out
+    paper = json.loads((seed1 / "report-suite-negatives" / "metrics.json").read_text())
+    assert paper["settings"]["negatives"] == "suite" and set(paper["models"]) == {"artifact"}
 
 
 def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):

@@ -120,3 +120,17 @@ def test_every_event_has_words():
     from mineclip.tasks.narrate import EVENTS, PRIORITY
 
     assert set(PRIORITY) == set(EVENTS)  # an event without templates could never be told
+
+
+def test_scene_prompts_are_the_narrators_event_free_captions():
+    # extra negatives for the judge: what the narrator says when nothing happens, never a task
+    # prompt, never an event's words, never the near views that describe the find tasks' success
+    from mineclip.tasks import all_prompts, scene_prompts
+    from mineclip.tasks.narrate import EVENTS, IDLE, VIEW, VIEW_NEAR
+
+    scene = scene_prompts()
+    assert scene and len(scene) == len(set(scene))
+    assert set(IDLE) <= set(scene) and VIEW["cow"][0] in scene
+    assert not set(scene) & set(all_prompts())
+    assert not set(scene) & {c for cs in EVENTS.values() for c in cs}
+    assert not set(scene) & {c for cs in VIEW_NEAR.values() for c in cs}
