@@ -284,9 +284,13 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         elif stage == "train":
             out = stage_train(run, preset, workers, train_args or [])
         elif stage == "export":
-            out = stage_export(run, info["train"]["checkpoint"], preset.num_frames)
+            out = stage_export(run, str(run / "train" / "checkpoints" / Path(info["train"]["checkpoint"]).name),
+                               preset.num_frames)
         else:
-            out = stage_eval(run, info["export"]["artifact"], info["evalset"]["labels"], preset.negatives)
+            # the labels as the run folder holds them now: the record's path is relative to where the
+            # evalset stage ran, which differs for data reused from another run or a moved folder
+            labels = run / "evalset" / Path(info["evalset"]["labels"]).name
+            out = stage_eval(run, str(run / "artifact"), str(labels), preset.negatives)
         out["seconds"] = time.time() - t0
         _mark(run, stage, out)
         info[stage], times[stage] = out, out["seconds"]

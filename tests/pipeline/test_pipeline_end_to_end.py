@@ -13,9 +13,10 @@ from mineclip.pipeline import PRESETS, REPO, STAGES, main
 
 
 @pytest.mark.slow
-def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_path, capsys):
+def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
-    assert main(["--preset", "quick", "--out", str(run)]) == 0
+    monkeypatch.chdir(tmp_path)  # a relative --out, as in the README (runs/default): records hold relative paths
+    assert main(["--preset", "quick", "--out", "run"]) == 0
     out = capsys.readouterr().out
 
     for stage in STAGES:
@@ -48,7 +49,9 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert main(["--preset", "quick", "--out", str(run)]) == 0
     assert "done before" in capsys.readouterr().out
 
-    # another training seed on the same data: the data stages are reused, not played again
+    # another training seed on the same data, from another folder: the data stages are reused, not
+    # played again, and the reused evaluation set is found through the new run's own folder
+    monkeypatch.chdir(REPO)
     seed1 = tmp_path / "seed1"
     assert main(["--preset", "quick", "--out", str(seed1), "--data-from", str(run), "--train-arg=--seed_everything=1"]) == 0
     out = capsys.readouterr().out
