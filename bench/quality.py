@@ -6,11 +6,11 @@ of the same architecture, the means over programmatic and creative tasks against
 (>= 0.90 and >= 0.80), the robust alternatives (best window, top-k windows), and video-to-text
 R@1 on held-out clips against chance. The pipeline's judge scores each prompt against the
 suite's other task prompts and the narrator's event-free captions (`--negatives scene`); the
-means with the paper's negatives (task prompts only) are printed beside. With several training seeds (or several finished runs) it
-adds the spread: the paper's-rule means per run, their mean and standard deviation, and how many
-runs meet both targets (and, beside it, the F1 of a threshold fitted on half of each task's
-trajectories and applied to the other half); one run says little, the outcome varies a lot from
-seed to seed.
+means with the paper's negatives (task prompts only) are printed beside. With several training
+seeds (or several finished runs) it adds the spread: the paper's-rule means per run, their mean
+and standard deviation, and how many runs meet both targets (and, beside it, the F1 of a
+threshold fitted on half of each task's trajectories and applied to the other half); one run says
+little, the outcome varies a lot from seed to seed.
 
     python bench/quality.py                      # runs/default, running the pipeline if needed
     python bench/quality.py --run runs/default   # report on a finished run only
@@ -131,7 +131,9 @@ def paper_negatives(run: Path) -> dict:
     if not (out / "metrics.json").is_file():
         from mineclip.evaluate.cli import main as eval_main
 
-        code = eval_main(["--model", str(run / "artifact"), "--labels", metrics["settings"]["labels"],
+        labels = Path(metrics["settings"]["labels"])
+        local = run / "evalset" / labels.name  # the run folder's own copy, should the run have moved
+        code = eval_main(["--model", str(run / "artifact"), "--labels", str(local if local.is_file() else labels),
                           "--out", str(out), "--negatives", "suite", "--no-untrained", "--quiet"])
         if code != 0:
             raise SystemExit(f"bench/quality.py: evaluating {run / 'artifact'} with the paper's negatives failed")
