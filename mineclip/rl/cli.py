@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from .envs import VARIANTS
 from .report import markdown, write_report
-from .train import PROGRESS, RESULT, PPOSettings, RunConfig
+from .train import NEGATIVES, PROGRESS, RESULT, PPOSettings, RunConfig
 
 DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
 UNTRAINED = "untrained-tiny"
@@ -47,9 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"])
     p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
                    help="learned reward weight per step (the success bonus is 1)")
-    p.add_argument("--negatives", default=RunConfig.negatives, choices=["suite", "distinct"],
+    p.add_argument("--negatives", default=RunConfig.negatives, choices=NEGATIVES,
                    help="learned reward negatives: the suite's other prompts, or without special cases of the "
-                        "task's prompt (e.g. 'chop a tree near water' for 'chop a tree')")
+                        "task's prompt (distinct: e.g. 'chop a tree near water' for 'chop a tree'); scene adds "
+                        "the narrator's event-free captions, as the pipeline's judge does")
     p.add_argument("--max-steps", type=int, default=None, help="episode length (default: the task's)")
     p.add_argument("--worlds", type=int, default=RunConfig.worlds,
                    help="world seeds per run for training (and, disjoint, for evaluation)")

@@ -50,7 +50,7 @@ class RunConfig:
     stack: int = 1  # frames whose features form the policy input
     reward_mode: str = "direct"  # MineCLIP reward formula (variant "mineclip")
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
-    negatives: str = "suite"  # "suite": every other prompt; "distinct": without those containing the prompt
+    negatives: str = "suite"  # "suite": every other prompt; "distinct": without those containing the prompt; +scene
     eval_episodes: int = 12
     eval_deterministic: bool = False
     max_steps: int | None = None  # episode length; None = the task's default
@@ -92,18 +92,24 @@ class EpisodeLog(BaseCallback):
         return True
 
 
+NEGATIVES = ("suite", "distinct", "scene", "distinct+scene")
+
+
 def negative_prompts(cfg: RunConfig) -> list[str] | None:
     """The learned reward's negatives: None (the reward library's default, the suite's other prompts),
-    or with "distinct" the other prompts minus special cases of this one ("chop a tree near water"
-    for "chop a tree"), which an agent solving the task satisfies as well."""
+    with "distinct" the other prompts minus special cases of this one ("chop a tree near water"
+    for "chop a tree"), which an agent solving the task satisfies as well; "+scene" (or "scene")
+    adds the narrator's event-free captions, as the pipeline's judge does."""
+    if cfg.negatives not in NEGATIVES:
+        raise ValueError(f"expected negatives in {NEGATIVES}, got {cfg.negatives!r}")
     if cfg.negatives == "suite":
         return None
-    if cfg.negatives != "distinct":
-        raise ValueError(f"expected negatives 'suite' or 'distinct', got {cfg.negatives!r}")
-    from mineclip.tasks import all_prompts, get_task
+    from mineclip.tasks import all_prompts, get_task, scene_prompts
 
     prompt = get_task(cfg.task).prompt
-    return [p for p in all_prompts() if p != prompt and prompt not in p]
+    distinct = cfg.negatives.startswith("distinct")
+    out = [p for p in all_prompts() if p != prompt and not (distinct and prompt in p)]
+    return out + scene_prompts() if cfg.negatives.endswith("scene") else out
 
 
 def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mineclip.rl.features import FrameFeatures
 
@@ -59,3 +60,12 @@ def test_distinct_negatives_drop_special_cases_of_the_prompt():
     neg = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="distinct"))
     assert "chop a tree" not in neg and "chop a tree near water" not in neg
     assert "collect three pieces of wood" in neg and "find a cow" in neg
+
+    from mineclip.tasks import scene_prompts
+
+    scene = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="scene"))
+    assert "chop a tree near water" in scene and set(scene_prompts()) <= set(scene) and "chop a tree" not in scene
+    both = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="distinct+scene"))
+    assert both == neg + scene_prompts()
+    with pytest.raises(ValueError, match="expected negatives"):
+        negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="sceen"))
