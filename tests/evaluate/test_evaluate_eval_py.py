@@ -136,8 +136,8 @@ def test_eval_reads_the_task_suites_recorded_evalset(tmp_path):
     assert metrics["models"]["model"]["harvest_wood"]["n"] == sum(counts["harvest_wood"])
 
 
-def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, tmp_path, capsys):
-    from mineclip.tasks import all_prompts, scene_prompts
+def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, tmp_path):
+    from mineclip.tasks import scene_prompts
 
     scores = {}
     for negatives in ("suite", "scene"):
