@@ -116,10 +116,21 @@ def _config_path(name: str) -> Path:
     raise StageError(f"training config not found: {name} (looked in . and {REPO})")
 
 
+# Stages find their inputs through the run folder's layout, not through the paths in earlier
+# stages' records: those are relative to where that stage ran, which differs for data reused from
+# another run (--data-from) or a moved run folder.
+def _checkpoints(run: Path) -> Path:
+    return run / "train" / "checkpoints"
+
+
+def _artifact(run: Path) -> Path:
+    return run / "artifact"
+
+
 def stage_train(run: Path, p: Preset, workers: int, extra: list[str]) -> dict:
     from mineclip.train.cli import main as train_main
 
-    ckpt_dir = run / "train" / "checkpoints"
+    ckpt_dir = _checkpoints(run)
     args = [
         "fit", "--config", str(_config_path(p.train_config)),
         f"--trainer.default_root_dir={run / 'train'}",
@@ -177,23 +188,24 @@ def _best_checkpoint(ckpt_dir: Path) -> Path | None:
     return None
 
 
-def stage_export(run: Path, checkpoint: str, window: int) -> dict:
+def stage_export(run: Path, window: int) -> dict:
     from mineclip.export.cli import main as export_main
 
-    out = run / "artifact"
+    out = _artifact(run)
     if out.exists():
         shutil.rmtree(out)
+    checkpoint = str(_checkpoints(run) / "last.ckpt")  # the final weights, as the train stage records
     code = export_main([checkpoint, "--out", str(out), "--name", "mineclip (pipeline)", "--window", str(window)])
     if code != 0:
         raise StageError(f"export failed (exit {code})")
     return {"artifact": str(out)}
 
 
-def stage_eval(run: Path, artifact: str, labels: str, negatives: str = "scene") -> dict:
+def stage_eval(run: Path, labels: str, negatives: str) -> dict:
     from mineclip.evaluate.cli import main as eval_main
 
     out = run / "report"
-    code = eval_main(["--model", artifact, "--labels", labels, "--out", str(out), "--negatives", negatives,
+    code = eval_main(["--model", str(_artifact(run)), "--labels", labels, "--out", str(out), "--negatives", negatives,
                       "--shards", str(run / "shards" / "val")])
     if code != 0:
         raise StageError(f"evaluation failed (exit {code})")
@@ -284,13 +296,10 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         elif stage == "train":
             out = stage_train(run, preset, workers, train_args or [])
         elif stage == "export":
-            out = stage_export(run, str(run / "train" / "checkpoints" / Path(info["train"]["checkpoint"]).name),
-                               preset.num_frames)
+            out = stage_export(run, preset.num_frames)
         else:
-            # the labels as the run folder holds them now: the record's path is relative to where the
-            # evalset stage ran, which differs for data reused from another run or a moved folder
-            labels = run / "evalset" / Path(info["evalset"]["labels"]).name
-            out = stage_eval(run, str(run / "artifact"), str(labels), preset.negatives)
+            labels = run / "evalset" / Path(info["evalset"]["labels"]).name  # the run folder's own (see above)
+            out = stage_eval(run, str(labels), preset.negatives)
         out["seconds"] = time.time() - t0
         _mark(run, stage, out)
         info[stage], times[stage] = out, out["seconds"]

@@ -44,6 +44,7 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert list((run / "report").glob("*.png"))
 
     assert "mean programmatic" in out and "wall time:" in out and "report:" in out
+    assert "negatives: scene)" in out  # the summary says which negatives judged
 
     # a second run finds every stage done and only prints the summary again
     assert main(["--preset", "quick", "--out", str(run)]) == 0
