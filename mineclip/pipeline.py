@@ -104,7 +104,8 @@ def stage_clips(run: Path, p: Preset, workers: int) -> dict:
 def stage_evalset(run: Path, p: Preset, workers: int) -> dict:
     from mineclip.tasks.record import evalset
 
-    path, counts = evalset(list(p.eval_tasks), p.per_label, run / "evalset", workers=workers)
+    # successes go on for one reward window after the success, so every window that holds it is judged
+    path, counts = evalset(list(p.eval_tasks), p.per_label, run / "evalset", workers=workers, tail=p.num_frames)
     return {"labels": str(path), "counts": {t: list(c) for t, c in counts.items()}}
 
 

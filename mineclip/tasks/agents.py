@@ -108,6 +108,7 @@ class ScriptedAgent(Agent):
         self.done = False
         self.rng = _random.Random(self.seed)
         self.env = env
+        self._emptied = None  # the tile this agent last mined empty (see _place)
         self._plan = self._run()
 
     def act(self, env):
@@ -143,9 +144,12 @@ class ScriptedAgent(Agent):
         f = self.env.player.facing
         return int(f[0]), int(f[1])
 
-    def _ahead(self):
+    def _ahead_pos(self) -> tuple[int, int]:
         (x, y), (dx, dy) = self._pos(), self._facing()
-        return self.env.world[(x + dx, y + dy)]
+        return x + dx, y + dy
+
+    def _ahead(self):
+        return self.env.world[self._ahead_pos()]
 
     def _ahead_kind(self) -> str | None:
         material, obj = self._ahead()
@@ -307,7 +311,10 @@ class ScriptedAgent(Agent):
                 for k, v in constants.collect[material]["require"].items():
                     yield from self._obtain(k, v)
                 if (yield from self._goto(material, budget=60)):
+                    tile = self._ahead_pos()
                     yield DO
+                    if self.env.world[tile][0] != material:
+                        self._emptied = tile
                 else:
                     yield from self._explore(8)
             else:
@@ -337,7 +344,9 @@ class ScriptedAgent(Agent):
             yield from self._obtain(k, v)
         for _ in range(12):
             material, obj = self._ahead()
-            if obj is None and material in info["where"]:
+            # not back into the hole just mined for it: that shows no placement at all (the block
+            # blinks out and back in one frame), neither to a viewer nor to a video model
+            if obj is None and material in info["where"] and self._ahead_pos() != self._emptied:
                 yield ACTION_IDS[f"place_{item_name}"]
                 return
             yield from self._face_valid(info["where"])

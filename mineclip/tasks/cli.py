@@ -77,7 +77,7 @@ def _cmd_evalset(a) -> int:
     from .record import evalset
 
     path, counts = evalset(_task_ids(a.tasks, a.category), a.per_label, a.out, workers=a.workers,
-                           max_attempts=a.max_attempts)
+                           max_attempts=a.max_attempts, **({} if a.tail is None else {"tail": a.tail}))
     short = {t: c for t, c in counts.items() if min(c) < a.per_label}
     print(f"wrote {sum(sum(c) for c in counts.values())} labelled trajectories for {len(counts)} tasks to {path}")
     for t, (s, f) in sorted(short.items()):
@@ -162,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(s, "data/evalset")
     s.add_argument("--per-label", type=int, default=20)
     s.add_argument("--max-attempts", type=int, default=None)
+    s.add_argument("--tail", type=int, default=None,
+                   help="steps recorded after success: at least the judge's reward window (default 16, the "
+                        "paper's; 8 is enough for the tiny model)")
     s.set_defaults(fn=_cmd_evalset)
 
     s = sub.add_parser("clips", help="narrated (16-frame clip, text) training shards")

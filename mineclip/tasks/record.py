@@ -175,7 +175,7 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
 def _evalset_task(args: tuple) -> list[dict]:
     from mineclip.data.video import write_mp4
 
-    task_id, per_label, out, max_attempts, worlds = args
+    task_id, per_label, out, max_attempts, worlds, tail = args
     task = get_task(task_id)
     env = CrafterTaskEnv(task, terminate_on_success=False)
     seeds = world_seeds("eval", worlds)
@@ -189,7 +189,7 @@ def _evalset_task(args: tuple) -> list[dict]:
         seed = world_seed * 100 + attempt // len(seeds)
         ep = run_episode(task_id, agent=agent, seed=seed, world_seed=world_seed, env=env,
                          noise=0.6 if agent == "noisy" else 0.0,
-                         prelude=int(np.random.RandomState(seed).randint(0, 7)),
+                         prelude=int(np.random.RandomState(seed).randint(0, 7)), tail=tail,
                          episode_id=f"{task_id}-s{seed}-{agent}-e{attempt}")
         label = ep.record["label"]
         if len(kept[label]) >= per_label:
@@ -199,17 +199,25 @@ def _evalset_task(args: tuple) -> list[dict]:
     return kept[1] + kept[0]
 
 
+# Steps an evaluation episode goes on after success: one reward window of the paper's model (16
+# frames), so that the judge sees the success in every window that contains it, not only in the
+# first few (the pipeline passes its own window length).
+EVAL_TAIL = 16
+
+
 def evalset(task_ids: list[str], per_label: int, out_dir: str | os.PathLike, workers: int | None = None,
-            max_attempts: int | None = None, worlds: int = 20, progress: bool = True) -> tuple[Path, dict]:
+            max_attempts: int | None = None, worlds: int = 20, progress: bool = True,
+            tail: int = EVAL_TAIL) -> tuple[Path, dict]:
     """N successes and N failures per task on held-out (eval split) worlds; returns the JSONL path
-    and per-task counts {task: (successes, failures)}."""
+    and per-task counts {task: (successes, failures)}. Episodes go on `tail` steps after success
+    (or after a creative task's plan is done)."""
     from tqdm import tqdm
 
     out = Path(out_dir)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     path = out / "evalset.jsonl"
     max_attempts = max_attempts or 8 * per_label + 8
-    args = [(t, per_label, str(out), max_attempts, worlds) for t in task_ids]
+    args = [(t, per_label, str(out), max_attempts, worlds, tail) for t in task_ids]
     workers = min(workers or os.cpu_count() or 1, len(args))
     counts = {}
     with open(path, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:

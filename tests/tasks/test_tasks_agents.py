@@ -31,3 +31,14 @@ def test_wrong_target_agent_follows_another_tasks_plan():
     ep = run_episode("hunt_cow", "wrong_target", seed=3, world_seed=3)
     assert ep.record["agent"] == "wrong_target" and ep.record["label"] == 0
     assert not any("eat_cow" in e for e in ep.record["events"])
+
+
+def test_a_mined_block_is_placed_elsewhere_not_back_into_its_hole():
+    # placed straight back where it was mined, the stone blinks out for one frame and the
+    # episode shows no placement at all (the tiny model could not tell it from a near miss)
+    ep = run_episode("place_stone", "scripted", seed=1_000_000, world_seed=1_000_000)
+    steps = {e: i for i, ev in enumerate(ep.record["events"]) for e in ev if e in ("collect_stone", "place_stone")}
+    assert ep.record["label"] == 1 and steps["place_stone"] > steps["collect_stone"] + 1
+    mined, placed = ep.states[steps["collect_stone"]], ep.states[steps["place_stone"]]
+    ahead = lambda s: (s.pos[0] + s.facing[0], s.pos[1] + s.facing[1])  # noqa: E731
+    assert ahead(mined) != ahead(placed)

@@ -42,6 +42,18 @@ def test_evalset_has_n_successes_and_n_failures_on_eval_worlds(tmp_path):
     assert all(r["world_seed"] >= EVAL_SEED_START and r["split"] == "eval" for r in recs)
 
 
+def test_evalset_successes_go_on_for_the_tail_after_success(tmp_path):
+    # every reward window that ends within `tail` steps after the success holds it; episodes are
+    # at least 17 frames long, so an early success goes on longer
+    for tail in (3, 9):
+        path, _ = evalset(["harvest_wood"], 2, tmp_path / str(tail), workers=1, worlds=2, progress=False, tail=tail)
+        successes = [r for r in read_jsonl(path) if r["label"]]
+        assert len(successes) == 2
+        for r in successes:
+            first = r["success"].index(True)
+            assert r["num_steps"] - 1 - first == max(tail, 15 - first)
+
+
 def test_clips_command_writes_narrated_shards(tmp_path):
     out = tmp_path / "clips"
     assert main(["clips", "--out", str(out), "--num-clips", "12", "--workers", "1", "--tasks",
