@@ -66,10 +66,8 @@ EVENTS: dict[str, list[str]] = {
     "build_bridge": ["building a bridge over the water", "bridging across the water",
                      "putting stone in the water to make a bridge", "bridge over the water, block by block",
                      "let's build a bridge across"],
-    # said as the goal too ("let's lay a row ..."), as for the other events: from "laying" alone a
-    # text encoder trained from scratch did not reliably reach "lay a row of stone blocks"
-    "stone_row": ["laying a row of stone blocks", "making a line of stone", "let's lay a row of stone blocks"],
-    "sapling_row": ["planting a row of saplings", "saplings in a line", "let's plant a row of saplings"],
+    "stone_row": ["laying a row of stone blocks", "making a line of stone"],
+    "sapling_row": ["planting a row of saplings", "saplings in a line"],
 }
 PRIORITY = [  # most specific first; a step outranks the steps it needs (placing stone needs mining it)
     "collect_diamond", "dig_tunnel", "build_bridge", "stone_row", "sapling_row", "defeat_skeleton",
