@@ -112,3 +112,15 @@ def test_quality_cross_calibration_fits_on_one_half_and_judges_the_other():
     assert xcal(_entry([0.9, 0.5, 0.4, 0.1], [1, 1, 0, 0])) == pytest.approx(0.5)
     with pytest.raises(SystemExit):
         quality["main"](["--seeds", "2", "--run", "a", "--run", "b"])
+
+
+def test_evalset_stage_records_one_clip_length_after_each_success(tmp_path):
+    # the judge's window is the preset's clip length: every window that holds the success is recorded
+    from mineclip.pipeline import Preset, stage_evalset
+
+    preset = Preset(eval_tasks=("harvest_wood",), per_label=1, num_frames=11)
+    stage_evalset(tmp_path, preset, workers=1)
+    (success,) = [r for r in map(json.loads, (tmp_path / "evalset" / "evalset.jsonl").read_text().splitlines())
+                  if r["label"]]
+    first = success["success"].index(True)
+    assert success["num_steps"] - 1 - first == max(11, 15 - first)

@@ -72,3 +72,12 @@ def test_list_and_show_commands(capsys):
     assert main(["show", "harvest_wood"]) == 0
     assert "chop a tree" in capsys.readouterr().out
     assert main(["show", "nope"]) == 1
+
+
+def test_evalset_command_takes_the_tail(tmp_path):
+    out = tmp_path / "ev"
+    assert main(["evalset", "--out", str(out), "--tasks", "harvest_wood", "--per-label", "1", "--workers", "1",
+                 "--tail", "11"]) == 0
+    (success,) = [r for r in read_jsonl(out / "evalset.jsonl") if r["label"]]
+    first = success["success"].index(True)
+    assert success["num_steps"] - 1 - first == max(11, 15 - first)
