@@ -157,3 +157,16 @@ def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, 
     with pytest.raises(SystemExit, match="neither 'suite', 'scene' nor a file"):
         eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
                    "--out", str(tmp_path / "bad"), "--negatives", "sceen", "--quiet"])
+
+
+def test_scene_negatives_without_the_task_suite_say_so(workspace, tmp_path, monkeypatch):
+    # other labels fall back to their own prompts when the suite cannot be read; 'scene' cannot
+    import mineclip.tasks.registry as registry
+
+    def broken():
+        raise RuntimeError("suite files missing")
+
+    monkeypatch.setattr(registry, "scene_prompts", broken)
+    with pytest.raises(SystemExit, match="--negatives scene needs the task suite .suite files missing"):
+        eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
+                   "--out", str(tmp_path / "out"), "--negatives", "scene", "--quiet"])
