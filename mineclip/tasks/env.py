@@ -390,9 +390,12 @@ class CrafterTaskEnv(gym.Env):
             if "at" in entry:
                 offsets = [tuple(entry["at"][i]) if isinstance(entry["at"][0], (list, tuple)) else tuple(entry["at"])]
             else:
+                # An area's distance is that of its nearest tile: a lake "6 to 8 tiles away" must not
+                # reach back to the player's side.
                 lo, hi = entry.get("distance", [2, 5])
-                offsets = [(dx, dy) for dx in range(-hi, hi + 1) for dy in range(-min(hi, 4), min(hi, 4) + 1)
-                           if lo <= abs(dx) + abs(dy) <= hi]
+                w, h = entry.get("area", (1, 1))
+                offsets = [(dx, dy) for dx in range(-hi - w + 1, hi + 1) for dy in range(-min(hi, 4) - h + 1, min(hi, 4) + 1)
+                           if lo <= _nearest_of_area(dx, dy, w, h) <= hi]
                 rng.shuffle(offsets)
             for dx, dy in offsets:
                 pos = player.pos + np.array((dx, dy))
@@ -427,6 +430,11 @@ class CrafterTaskEnv(gym.Env):
                             self._placed.add(tuple(int(v) for v in q))
                 self._placed.add(tuple(int(v) for v in pos))
                 break
+
+
+def _nearest_of_area(dx: int, dy: int, w: int, h: int) -> int:
+    """Manhattan distance from the player to the nearest tile of a w x h area whose corner is at (dx, dy)."""
+    return min(abs(dx + ax) + abs(dy + ay) for ax in range(w) for ay in range(h))
 
 
 def make_env(task_id: str, **kwargs) -> CrafterTaskEnv:

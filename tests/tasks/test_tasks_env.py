@@ -49,6 +49,18 @@ def test_initial_conditions_inventory_time_and_placed_things():
     assert all(v == 0 for k, v in naive.state.inventory.items() if k not in ("health", "food", "drink", "energy"))
 
 
+def test_a_placed_area_keeps_its_nearest_tile_within_the_distance():
+    # find_water places a 4x4 lake 6-8 tiles away: no tile of it may reach back next to the player
+    # (it once did, and episodes that started on the shore were labelled failures of "find a lake").
+    env = CrafterTaskEnv("find_water")
+    for seed in range(30):
+        env.reset(seed=seed)
+        px, py = (int(v) for v in env.player.pos)
+        placed = [p for p in env._placed if env.world[p][0] == "water"]
+        assert len(placed) == 16
+        assert 6 <= min(abs(x - px) + abs(y - py) for x, y in placed) <= 8
+
+
 def test_dense_reward_navigation_hit_bonus_and_success():
     env = CrafterTaskEnv("find_cow", dense_reward=True)
     env.reset(seed=0)
