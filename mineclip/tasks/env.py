@@ -386,16 +386,18 @@ class CrafterTaskEnv(gym.Env):
         kind = entry["what"]
         count = int(entry.get("count", 1))
         under = entry.get("on", "grass" if kind in ("cow", "zombie", "plant") else "path")
+        w, h = entry.get("area", (1, 1))
+        if "at" not in entry:
+            # An area's distance is that of its nearest tile: a lake "6 to 8 tiles away" must not
+            # reach back to the player's side.
+            lo, hi = entry.get("distance", [2, 5])
+            candidates = [(dx, dy) for dx in range(-hi - w + 1, hi + 1) for dy in range(-min(hi, 4) - h + 1, min(hi, 4) + 1)
+                          if lo <= _nearest_of_area(dx, dy, w, h) <= hi]
         for i in range(count):
             if "at" in entry:
                 offsets = [tuple(entry["at"][i]) if isinstance(entry["at"][0], (list, tuple)) else tuple(entry["at"])]
             else:
-                # An area's distance is that of its nearest tile: a lake "6 to 8 tiles away" must not
-                # reach back to the player's side.
-                lo, hi = entry.get("distance", [2, 5])
-                w, h = entry.get("area", (1, 1))
-                offsets = [(dx, dy) for dx in range(-hi - w + 1, hi + 1) for dy in range(-min(hi, 4) - h + 1, min(hi, 4) + 1)
-                           if lo <= _nearest_of_area(dx, dy, w, h) <= hi]
+                offsets = list(candidates)  # each placement shuffles the same candidates afresh
                 rng.shuffle(offsets)
             for dx, dy in offsets:
                 pos = player.pos + np.array((dx, dy))
@@ -418,7 +420,6 @@ class CrafterTaskEnv(gym.Env):
                 else:
                     if kind not in constants.materials:
                         raise ValueError(f"cannot place {kind!r}; expected a material or cow/zombie/skeleton/plant")
-                    w, h = entry.get("area", (1, 1))
                     for ax in range(w):
                         for ay in range(h):
                             q = pos + np.array((ax, ay))
