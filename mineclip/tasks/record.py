@@ -223,7 +223,8 @@ def evalset(task_ids: list[str], per_label: int, out_dir: str | os.PathLike, wor
     with open(path, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:
         pool = _pool(workers) if workers > 1 else None
         try:
-            it = pool.imap_unordered(_evalset_task, args) if pool else map(_evalset_task, args)
+            # in task order, so that every run writes the same file (the tasks take unequal times)
+            it = pool.imap(_evalset_task, args) if pool else map(_evalset_task, args)
             for recs in it:
                 for r in recs:
                     f.write(json.dumps(r) + "\n")

@@ -42,6 +42,13 @@ def test_evalset_has_n_successes_and_n_failures_on_eval_worlds(tmp_path):
     assert all(r["world_seed"] >= EVAL_SEED_START and r["split"] == "eval" for r in recs)
 
 
+def test_evalset_lists_tasks_in_the_order_asked_whatever_finishes_first(tmp_path):
+    # the slower task comes first: parallel workers must not reorder the file (runs are compared byte for byte)
+    path, _ = evalset(["make_wood_pickaxe", "harvest_wood"], 1, tmp_path, workers=2, worlds=2, progress=False)
+    tasks = [r["task_id"] for r in read_jsonl(path)]
+    assert tasks == sorted(tasks, key=["make_wood_pickaxe", "harvest_wood"].index) and len(set(tasks)) == 2
+
+
 def test_evalset_successes_go_on_for_the_tail_after_success(tmp_path):
     # every reward window that ends within `tail` steps after the success holds it; episodes are
     # at least 17 frames long, so an early success goes on longer
