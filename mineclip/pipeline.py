@@ -55,8 +55,8 @@ class Preset:
 
 
 PRESETS = {
-    # 6 epochs = 678 steps, what the 20-minute budget leaves on a 2-core CPU (5 epochs met the
-    # creative target in fewer seeds: README, Results), and no validation pass inside training
+    # 6 epochs = 678 steps, what the 20-minute budget leaves on a 2-core CPU (over ten seeds it
+    # beats 5 epochs on both means: README, Results), and no validation pass inside training
     # (the eval stage measures retrieval); compiled towers: ~30 s of compiling for a ~1.2x faster
     # step (docs/train.md)
     "default": Preset(max_epochs=6, val_clips=256, epoch_length=3600, validate_in_training=False,
