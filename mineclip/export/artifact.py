@@ -169,7 +169,10 @@ def load_artifact(artifact_dir: str | os.PathLike, device: str | torch.device = 
     config = read_artifact_config(d)
     if verify and config.get("sha256") and _sha256(d / WEIGHTS) != config["sha256"]:
         raise ArtifactError(f"{d / WEIGHTS}: sha256 does not match config.json (file changed or truncated)")
-    model = MineCLIP(ModelConfig.from_dict(config["architecture"]))
+    try:
+        model = MineCLIP(ModelConfig.from_dict(config["architecture"]))
+    except (TypeError, ValueError) as e:
+        raise ArtifactError(f"{d / 'config.json'}: its architecture does not fit this version: {e}") from e
     state = load_file(str(d / WEIGHTS), device="cpu")
     missing, unexpected = model.load_state_dict(state, strict=False)
     if missing or unexpected:

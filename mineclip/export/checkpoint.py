@@ -62,7 +62,10 @@ def _config_from(info: dict, override: ModelConfig | str | None, source: str) ->
     if not isinstance(cfg, dict):
         raise CheckpointError(f"{source}: no checkpoint['mineclip']['model_config'] found; pass the architecture "
                               "explicitly (--config NAME, e.g. mineclip_attn or tiny)")
-    return ModelConfig.from_dict(cfg)
+    try:
+        return ModelConfig.from_dict(cfg)
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"{source}: its model config does not fit this version: {e}") from e
 
 
 def _is_official(state_dict: dict) -> bool:

@@ -67,11 +67,11 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         if isinstance(self.vision, dict):
-            self.vision = VisionConfig(**self.vision)
+            self.vision = _build(VisionConfig, self.vision, "vision.")
         if isinstance(self.text, dict):
-            self.text = TextConfig(**self.text)
+            self.text = _build(TextConfig, self.text, "text.")
         if isinstance(self.temporal, dict):
-            self.temporal = TemporalConfig(**self.temporal)
+            self.temporal = _build(TemporalConfig, self.temporal, "temporal.")
         self.vision.resolution = tuple(self.vision.resolution)
         self.image_mean = tuple(self.image_mean)
         self.image_std = tuple(self.image_std)
@@ -87,7 +87,17 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
-        return cls(**d)
+        """The config of `to_dict()`; a field this version does not know is a ValueError that names it."""
+        return _build(cls, d, "")
+
+
+def _build(cls, d: dict, where: str):
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ValueError(f"unknown model config field(s) {', '.join(where + k for k in unknown)} (written by another "
+                         f"version of mineclip?); {cls.__name__} has: {', '.join(sorted(known))}")
+    return cls(**d)
 
 
 def _mineclip(pooling: str) -> ModelConfig:

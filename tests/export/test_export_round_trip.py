@@ -134,6 +134,29 @@ def test_checkpoint_without_model_config_needs_an_explicit_architecture(tmp_path
         load_checkpoint(path)
 
 
+def test_a_config_field_from_another_version_is_named_in_the_error(lightning_ckpt, tmp_path):
+    from mineclip.export.artifact import ArtifactError
+    from mineclip.export.checkpoint import CheckpointError
+
+    path, _ = lightning_ckpt
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    ckpt["mineclip"]["model_config"]["vision"]["init"] = "trunc_normal"  # a field this version lacks
+    newer = tmp_path / "newer.ckpt"
+    torch.save(ckpt, newer)
+    with pytest.raises(CheckpointError, match=r"vision\.init"):
+        load_checkpoint(newer)
+    assert export_main([str(newer), "--out", str(tmp_path / "x")]) != 0
+    assert not (tmp_path / "x").exists()
+
+    out = tmp_path / "artifact"
+    assert export_main([str(path), "--out", str(out), "--no-verify"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    config["architecture"]["logit_bias"] = 0.0
+    (out / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ArtifactError, match="logit_bias"):
+        load_artifact(out)
+
+
 def test_official_format_export_loads_back_with_the_same_scores(lightning_ckpt, tmp_path):
     from mineclip.model.official import load_official
 
