@@ -1,4 +1,5 @@
-"""Training callbacks and I/O: atomic checkpoint files, samples/s, and the non-finite loss stop."""
+"""Training callbacks and I/O: atomic checkpoint files, last.ckpt at the final step, samples/s, and the
+non-finite loss stop."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytorch_lightning as pl
 import torch
 from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
+from pytorch_lightning.callbacks import ModelCheckpoint
 
 
 class NonFiniteLossError(RuntimeError):
@@ -39,6 +41,21 @@ def make_checkpoints_atomic(trainer: pl.Trainer) -> None:
     """Swap the trainer's plain TorchCheckpointIO for AtomicCheckpointIO (DeepSpeed saves its own way)."""
     if type(trainer.strategy.checkpoint_io) is TorchCheckpointIO:
         trainer.strategy.checkpoint_io = AtomicCheckpointIO()
+
+
+class LastCheckpoint(ModelCheckpoint):
+    """ModelCheckpoint for last.ckpt that also writes it at the end of every training epoch.
+
+    Lightning refreshes `save_last` only when this callback saved a top-k checkpoint at that step,
+    so with `save_top_k=0` and `every_n_train_steps=100` a 678-step run left last.ckpt at step 600,
+    and whatever read last.ckpt as "the final weights" got those. Here last.ckpt always ends at the
+    run's last step (a resumed run starts from an epoch boundary when it was killed between epochs).
+    """
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        super().on_train_epoch_end(trainer, pl_module)
+        if self.save_last and not self._should_skip_saving_checkpoint(trainer):
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
 
 class ThroughputMonitor(pl.Callback):

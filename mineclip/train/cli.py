@@ -12,7 +12,7 @@ from mineclip.allocator import keep_freed_memory
 from mineclip.data.datamodule import ClipDataModule
 
 from . import strategies  # noqa: F401  (registers the "mineclip_deepspeed" strategy names)
-from .callbacks import NonFiniteLossError
+from .callbacks import LastCheckpoint, NonFiniteLossError
 from .module import MONITOR, MineCLIPModule
 
 CONFIG_NAME = "config.yaml"
@@ -31,12 +31,12 @@ class SaveConfigBesideCheckpoints(SaveConfigCallback):
 
 class MineCLIPCLI(LightningCLI):
     """`checkpoint.*`: the best k by val/R@1_mean (at validation). `last_checkpoint.*`: last.ckpt,
-    refreshed every `last_checkpoint.every_n_train_steps` and at validation, in the same folder
+    refreshed every `last_checkpoint.every_n_train_steps` and at the end of each epoch, in the same folder
     (Lightning defers a monitored checkpoint until its metric exists, so `last` needs its own)."""
 
     def add_arguments_to_parser(self, parser) -> None:
         parser.add_lightning_class_args(ModelCheckpoint, "checkpoint")
-        parser.add_lightning_class_args(ModelCheckpoint, "last_checkpoint")
+        parser.add_lightning_class_args(LastCheckpoint, "last_checkpoint")
         parser.link_arguments("checkpoint.dirpath", "last_checkpoint.dirpath")
         parser.set_defaults(
             {

@@ -52,6 +52,16 @@ def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(sha
     assert list(tmp_path.rglob("events.out.tfevents*"))
 
 
+def test_last_ckpt_holds_the_final_step_when_training_ends_between_two_saves(shards, tmp_path):
+    # 2 epochs of 4 steps, last.ckpt every 3 steps: Lightning alone stops at step 6
+    rc = main(cli_args("tiny.yaml", shards, tmp_path, "--trainer.max_epochs", "2", "--trainer.limit_val_batches", "0",
+                       "--checkpoint.monitor", "null", "--checkpoint.save_top_k", "0",
+                       "--last_checkpoint.every_n_train_steps", "3"))
+    assert rc == 0
+    last = torch.load(tmp_path / "ckpt" / "last.ckpt", weights_only=False)
+    assert last["global_step"] == 8 and last["epoch"] == 1
+
+
 def _trainer(tmp_path, **kw):
     defaults = dict(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False, enable_model_summary=False,
                     default_root_dir=tmp_path, limit_val_batches=0, num_sanity_val_steps=0)
