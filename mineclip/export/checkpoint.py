@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from mineclip.model import MineCLIP, ModelConfig, get_config
+from mineclip.model.official import saved_config
 from mineclip.model.safe_load import CheckpointError, InertObject, UnsafeCheckpointError, safe_torch_load  # noqa: F401  (re-exported by mineclip.export)
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,7 @@ def _config_from(info: dict, override: ModelConfig | str | None, source: str) ->
     if not isinstance(cfg, dict):
         raise CheckpointError(f"{source}: no checkpoint['mineclip']['model_config'] found; pass the architecture "
                               "explicitly (--config NAME, e.g. mineclip_attn or tiny)")
-    try:
-        return ModelConfig.from_dict(cfg)
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"{source}: its model config does not fit this version: {e}") from e
+    return saved_config(cfg, source)
 
 
 def _is_official(state_dict: dict) -> bool:

@@ -232,6 +232,15 @@ def _check_md5(path: Path, pooling: str, strict: bool) -> dict:
     return info
 
 
+def saved_config(d: dict, source) -> ModelConfig:
+    """The ModelConfig a checkpoint recorded (`checkpoint['mineclip']['model_config']`); one that does not
+    fit this version (a field it does not know, a wrong type) is a CheckpointError naming the file."""
+    try:
+        return ModelConfig.from_dict(d)
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"{source}: its model config does not fit this version: {e}") from e
+
+
 def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfig | None = None) -> MineCLIP:
     """Load a released MineCLIP checkpoint (or one written by `save_official`) without running its code.
 
@@ -250,7 +259,7 @@ def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfi
     if config is None:
         saved = ckpt.get("mineclip") if isinstance(ckpt, dict) else None
         if isinstance(saved, dict) and isinstance(saved.get("model_config"), dict):
-            config = ModelConfig.from_dict(saved["model_config"])
+            config = saved_config(saved["model_config"], path)
         else:
             config = get_config(f"mineclip_{pooling}")
     if config.temporal.pooling != pooling:

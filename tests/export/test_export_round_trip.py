@@ -148,6 +148,15 @@ def test_a_config_field_from_another_version_is_named_in_the_error(lightning_ckp
     assert export_main([str(newer), "--out", str(tmp_path / "x")]) != 0
     assert not (tmp_path / "x").exists()
 
+    official = tmp_path / "official.pth"  # the released layout also records the model config
+    assert export_main([str(path), "--out", str(official), "--format", "official", "--no-verify"]) == 0
+    saved = torch.load(official, map_location="cpu", weights_only=False)
+    saved["mineclip"]["model_config"]["temporal"]["rope"] = True
+    torch.save(saved, official)
+    with pytest.raises(CheckpointError, match=r"official\.pth.*temporal\.rope"):
+        load_checkpoint(official)
+    assert export_main([str(official), "--out", str(tmp_path / "y")]) != 0
+
     out = tmp_path / "artifact"
     assert export_main([str(path), "--out", str(out), "--no-verify"]) == 0
     config = json.loads((out / "config.json").read_text())
