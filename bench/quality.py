@@ -10,7 +10,8 @@ means with the paper's negatives (task prompts only) are printed beside. With se
 seeds (or several finished runs) it adds the spread: the paper's-rule means per run, their mean
 and standard deviation, and how many runs meet both targets (and, beside it, the F1 of a
 threshold fitted on half of each task's trajectories and applied to the other half); one run says
-little, the outcome varies a lot from seed to seed.
+little, the outcome varies a lot from seed to seed. A training seed sets the initial weights and
+the order of the training clips alike (the data module follows `--seed_everything`).
 
     python bench/quality.py                      # runs/default, running the pipeline if needed
     python bench/quality.py --run runs/default   # report on a finished run only

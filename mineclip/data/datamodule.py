@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import pytorch_lightning as pl
@@ -21,6 +22,9 @@ class ClipDataModule(pl.LightningDataModule):
     (`mineclip.data.cache.CachedClips`), for datasets that fit in memory such as the built-in default.
     balance_by / balance_power (cached training only): draw clips with weight 1 / (clips with the same
     value of that meta field, e.g. "meta.event") ** power, so that rare events are seen more often.
+    seed: the seed of the clip order and the crops. None (the default) takes the seed given to
+    `seed_everything` (the CLI's `--seed_everything`), read when a loader is made, so that one seed
+    sets a run's initial weights and its data order alike; 0 if nothing was seeded.
     """
 
     def __init__(
@@ -36,7 +40,7 @@ class ClipDataModule(pl.LightningDataModule):
         shuffle_buffer: int = 1000,
         train_weights: list[float] | None = None,
         crop_scale: tuple[float, float] = (0.8, 1.0),
-        seed: int = 0,
+        seed: int | None = None,
         pin_memory: bool = False,
         prefetch_factor: int = 2,
         cache_train: bool = False,
@@ -56,7 +60,7 @@ class ClipDataModule(pl.LightningDataModule):
         self.shuffle_buffer = shuffle_buffer
         self.train_weights = train_weights
         self.crop_scale = tuple(crop_scale)
-        self.seed = seed
+        self._seed = seed
         self.pin_memory = pin_memory
         self.prefetch_factor = prefetch_factor
         self.skipped_totals: Counter = Counter()
@@ -66,6 +70,13 @@ class ClipDataModule(pl.LightningDataModule):
         self.balance_by = balance_by
         self.balance_power = balance_power
         self._cached = None
+
+    @property
+    def seed(self) -> int:
+        """The data seed in use: the one given, else Lightning's global seed (PL_GLOBAL_SEED), else 0."""
+        if self._seed is not None:
+            return int(self._seed)
+        return int(os.environ.get("PL_GLOBAL_SEED", 0))
 
     def _sources(self, urls):
         if urls is None:

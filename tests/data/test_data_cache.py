@@ -24,6 +24,25 @@ def test_cached_clips_decode_each_clip_once_and_serve_contract_batches(tmp_path,
     assert [b["text"] for b in epoch1] != [b["text"] for b in epoch2]
 
 
+def test_data_order_follows_seed_everything_unless_the_data_module_is_given_a_seed(tmp_path, tiny_shards, monkeypatch):
+    from lightning_fabric.utilities.seed import seed_everything
+
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=2)
+
+    def order(**kw):
+        dm = ClipDataModule(train_urls=str(tmp_path / "train"), batch_size=2, num_frames=2, epoch_length=12,
+                            resolution=[32, 48], cache_train=True, **kw)
+        return dm.seed, [t for b in dm.train_dataloader() for t in b["text"]]
+
+    monkeypatch.delenv("PL_GLOBAL_SEED", raising=False)
+    unseeded = order()
+    assert unseeded[0] == 0 and unseeded == order(seed=0)
+    seed_everything(5)
+    seeded = order()
+    assert seeded[0] == 5 and seeded == order(seed=5) and seeded[1] != unseeded[1]
+    assert order(seed=0) == unseeded  # an explicit seed wins over the global one
+
+
 def test_cached_clips_weight_sources_and_refuse_an_empty_one(tmp_path, tiny_shards):
     tiny_shards(tmp_path / "a", 4, prefix="a", text="cow")
     tiny_shards(tmp_path / "b", 4, prefix="b", text="tree")
