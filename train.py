@@ -1,4 +1,4 @@
-"""Train MineCLIP: `python train.py fit --config configs/tiny.yaml` (same as `mineclip train ...`)."""
+"""Train MineCLIP: `python train.py fit --config tiny` (same as `mineclip train ...`)."""
 
 import sys
 

@@ -115,10 +115,10 @@ def spread(runs: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
-def seed_runs(base: Path, seeds: int) -> list[tuple[Path, list[str]]]:
-    """The run folders of `seeds` training seeds: the base run (the config's seed) and
-    `<base>-seed<s>` trained with --seed_everything=s on the base run's data."""
-    return [(base, [])] + [(base.with_name(f"{base.name}-seed{s}"), [f"--seed_everything={s}"]) for s in range(1, seeds)]
+def seed_runs(base: Path, seeds: int) -> list[tuple[Path, dict]]:
+    """The run folders of `seeds` training seeds, with their training overrides: the base run (the
+    config's seed) and `<base>-seed<s>` trained with seed_everything s on the base run's data."""
+    return [(base, {})] + [(base.with_name(f"{base.name}-seed{s}"), {"seed_everything": s}) for s in range(1, seeds)]
 
 
 def paper_negatives(run: Path) -> dict:
@@ -129,16 +129,17 @@ def paper_negatives(run: Path) -> dict:
     if metrics["settings"].get("negatives", "suite") == "suite":
         return metrics
     out = run / "report-suite-negatives"
-    if not (out / "metrics.json").is_file():
-        from mineclip.evaluate.cli import main as eval_main
+    if (out / "metrics.json").is_file():
+        return json.loads((out / "metrics.json").read_text())
+    from mineclip.evaluate.run import EvalError, EvalSettings, evaluate
 
-        labels = Path(metrics["settings"]["labels"])
-        local = run / "evalset" / labels.name  # the run folder's own copy, should the run have moved
-        code = eval_main(["--model", str(run / "artifact"), "--labels", str(local if local.is_file() else labels),
-                          "--out", str(out), "--negatives", "suite", "--no-untrained", "--quiet"])
-        if code != 0:
-            raise SystemExit(f"bench/quality.py: evaluating {run / 'artifact'} with the paper's negatives failed")
-    return json.loads((out / "metrics.json").read_text())
+    labels = Path(metrics["settings"]["labels"])
+    local = run / "evalset" / labels.name  # the run folder's own copy, should the run have moved
+    try:
+        return evaluate(EvalSettings(model=str(run / "artifact"), labels=str(local if local.is_file() else labels),
+                                     out=str(out), negatives="suite", untrained=False, progress=False)).metrics
+    except EvalError as e:
+        raise SystemExit(f"bench/quality.py: evaluating {run / 'artifact'} with the paper's negatives failed: {e}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,12 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.seeds < 1 or (args.seeds > 1 and len(runs) > 1):
         ap.error("--seeds N >= 1 takes one --run (the base run of the seeds)")
     todo = seed_runs(runs[0], args.seeds) if args.seeds > 1 else [(r, []) for r in runs]
-    for i, (run, train_args) in enumerate(todo):
+    for i, (run, overrides) in enumerate(todo):
         if not (run / "report" / "metrics.json").is_file():
-            from mineclip.pipeline import PRESETS, run_pipeline
+            from mineclip.pipeline import load_preset, run_pipeline
+            from mineclip.pipeline.summary import summary
 
-            print(run_pipeline(run, PRESETS[args.preset], train_args=train_args,
-                               data_from=todo[0][0] if i and train_args else None))
+            metrics, times = run_pipeline(run, load_preset(args.preset), train_overrides=overrides,
+                                          data_from=todo[0][0] if i and overrides else None)
+            print(summary(run, metrics, times))
     metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run, _ in todo}
     first = next(iter(metrics.values()))
     negatives = first["settings"].get("negatives", "suite")

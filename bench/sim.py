@@ -34,7 +34,7 @@ def _random_steps(args) -> tuple[int, float]:
 
 
 def _scripted_steps(steps: int) -> tuple[int, float]:
-    from mineclip.tasks.agents import make_agent
+    from mineclip.play.agents import make_agent
     from mineclip.tasks.env import CrafterTaskEnv
     from mineclip.tasks.registry import list_tasks
 

@@ -7,9 +7,10 @@ import sys
 
 COMMANDS = {
     "demo": ("mineclip.demo", "build the full and tiny models and score prompts against a clip"),
-    "pipeline": ("mineclip.pipeline", "record play, train, export and evaluate on the built-in default"),
+    "pipeline": ("mineclip.pipeline.cli", "record play, train, export and evaluate on the built-in default"),
     "data": ("mineclip.data.cli", "build WebDataset shards from videos + transcripts; inspect shards"),
-    "tasks": ("mineclip.tasks.cli", "the crafter task suite: list, show, record, evalset, clips"),
+    "tasks": ("mineclip.tasks.cli", "the crafter task catalogue: list, show, difficulty scores, MineDojo import"),
+    "play": ("mineclip.play.cli", "scripted play: record trajectories, the labelled evaluation set, narrated clips"),
     "train": ("mineclip.train.cli", "contrastive training (Lightning CLI, same as train.py)"),
     "export": ("mineclip.export.cli", "checkpoint -> reward/judge artifact (safetensors + JSON)"),
     "eval": ("mineclip.evaluate.cli", "F1 of the success judge on labelled trajectories (same as eval.py)"),

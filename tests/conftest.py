@@ -35,7 +35,23 @@ def rng():
 
 @pytest.fixture(scope="module")
 def micro_model():
-    """A micro MineCLIP (tiny config at 32x48 pixels), see tests/micro.py."""
-    from micro import make_micro
+    """A micro MineCLIP (the packaged `micro` config, 32x64 pixels), see helpers/models.py."""
+    from helpers.models import make_micro
 
     return make_micro()
+
+
+@pytest.fixture(scope="session")
+def scripted_results():
+    """Scripted-agent outcome per task over a few training worlds: {task_id: [label, ...]}."""
+    from mineclip.play.record import run_episode
+    from mineclip.tasks.registry import list_tasks
+
+    out = {}
+    for t in list_tasks():
+        labels = []
+        for seed in range(3):
+            ep = run_episode(t.id, "scripted", seed=seed, world_seed=seed, tail=0, min_frames=0)
+            labels.append(ep.record["label"])
+        out[t.id] = labels
+    return out

@@ -1,16 +1,7 @@
-"""Checkpoints (Lightning, DeepSpeed, released) -> artifacts (safetensors + JSON + model card)."""
+"""Export: a checkpoint of any kind (`mineclip.model.load`) becomes an artifact
+(`mineclip.model.artifact`: safetensors + JSON + model card) or a file in the released layout."""
 
-from .artifact import ArtifactError, load_artifact, read_artifact_config, save_artifact
-from .checkpoint import CheckpointError, LoadedCheckpoint, UnsafeCheckpointError, load_checkpoint, safe_torch_load
+from .convert import (ExportError, ExportResult, ExportSettings, ExportSettingsError, export_checkpoint,
+                      verify_round_trip)
 
-__all__ = [
-    "ArtifactError",
-    "CheckpointError",
-    "LoadedCheckpoint",
-    "UnsafeCheckpointError",
-    "load_artifact",
-    "load_checkpoint",
-    "read_artifact_config",
-    "safe_torch_load",
-    "save_artifact",
-]
+__all__ = ["ExportError", "ExportResult", "ExportSettings", "ExportSettingsError", "export_checkpoint", "verify_round_trip"]

@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 _IGNORED = {"input_resolution", "context_length", "vocab_size"}
 
 
-def _is_torchscript(path: Path) -> bool:
+def is_torchscript(path: str | Path) -> bool:
+    """Whether a file is a TorchScript archive (as OpenAI distributes CLIP)."""
     if not zipfile.is_zipfile(path):
         return False
     with zipfile.ZipFile(path) as z:
@@ -40,7 +41,7 @@ def read_clip_state_dict(path: str | Path) -> dict[str, torch.Tensor]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"CLIP weights not found: {path}")
-    if _is_torchscript(path):
+    if is_torchscript(path):
         sd = torch.jit.load(str(path), map_location="cpu").state_dict()
     else:
         sd = safe_torch_load(path)

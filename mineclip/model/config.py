@@ -1,9 +1,15 @@
-"""Model configurations: the released MineCLIP sizes and small ones for CPU work."""
+"""Model configurations: the dataclasses, and the named configs (JSON files in `configs/`: the
+released MineCLIP sizes, `tiny` ones for CPU work, `micro` for tests) found by a registry."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
+import os
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 
 # Pixel statistics measured on 2.8M Minecraft frames (MineDojo paper, appendix E).
 MC_IMAGE_MEAN = (0.3331, 0.3245, 0.3051)
@@ -100,36 +106,56 @@ def _build(cls, d: dict, where: str):
     return cls(**d)
 
 
-def _mineclip(pooling: str) -> ModelConfig:
-    return ModelConfig(temporal=TemporalConfig(pooling=pooling))
+# Named configs are JSON files, one per name, in mineclip/model/configs/ and in folders added with
+# `add_model_config` (as open_clip's model_configs/); a later folder's file wins over an earlier one.
+_CONFIG_DIRS: list[Path] = [Path(str(resources.files("mineclip.model").joinpath("configs")))]
+ALIASES = {"tiny": "tiny_attn"}  # the built-in default's model
 
 
-def _tiny(pooling: str) -> ModelConfig:
-    return ModelConfig(
-        embed_dim=128,
-        vision=VisionConfig(width=64, layers=2, heads=2),
-        text=TextConfig(width=128, layers=4, heads=4),
-        temporal=TemporalConfig(pooling=pooling, layers=2, heads=4, dim_head=32),
-        trainable_blocks=-1,
-    )
+def add_model_config(path: str | os.PathLike) -> None:
+    """Make the JSON configs of a folder (or one JSON file) available by their file names."""
+    path = Path(path)
+    if not (path.is_dir() or (path.is_file() and path.suffix == ".json")):
+        raise FileNotFoundError(f"expected a folder of model config JSON files or one such file, got {path}")
+    _CONFIG_DIRS.append(path)
 
 
-CONFIGS = {
-    "mineclip_attn": lambda: _mineclip("attn"),
-    "mineclip_avg": lambda: _mineclip("avg"),
-    "tiny": lambda: _tiny("attn"),
-    "tiny_attn": lambda: _tiny("attn"),
-    "tiny_avg": lambda: _tiny("avg"),
-}
+def _config_files() -> dict[str, Path]:
+    files: dict[str, Path] = {}
+    for d in _CONFIG_DIRS:
+        for f in ([d] if d.is_file() else sorted(d.glob("*.json"))):
+            files[f.stem] = f
+    return files
 
 
 def list_configs() -> list[str]:
-    return sorted(CONFIGS)
+    """Names of every known model config (aliases included)."""
+    return sorted(set(_config_files()) | set(ALIASES))
+
+
+def merge_overrides(base: dict, overrides: dict, where: str = "") -> dict:
+    """`base` with nested `overrides` merged in (a copy); a key `base` does not have is a KeyError."""
+    out = copy.deepcopy(base)
+    for k, v in (overrides or {}).items():
+        if k not in out:
+            raise KeyError(f"unknown model config field {where}{k!r}; known: {', '.join(out)}")
+        if isinstance(out[k], dict) and isinstance(v, dict):
+            out[k] = merge_overrides(out[k], v, f"{where}{k}.")
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
 
 
 def get_config(name: str, **overrides) -> ModelConfig:
-    """A named configuration, with top-level fields overridden by keyword."""
-    if name not in CONFIGS:
+    """A named configuration with fields overridden by keyword, nested ones by dicts:
+    `get_config("tiny", trainable_blocks=2, vision={"resolution": [32, 64]})`."""
+    files = _config_files()
+    path = files.get(ALIASES.get(name, name))
+    if path is None:
         raise KeyError(f"unknown model config {name!r}; known: {', '.join(list_configs())}")
-    cfg = CONFIGS[name]()
-    return dataclasses.replace(cfg, **overrides) if overrides else cfg
+    try:
+        d = json.loads(path.read_text())
+    except ValueError as e:
+        raise ValueError(f"{path}: not a JSON model config: {e}") from e
+    base = ModelConfig.from_dict(d).to_dict()  # fields the file leaves out take their defaults
+    return ModelConfig.from_dict(merge_overrides(base, overrides))

@@ -15,6 +15,7 @@ import logging
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -25,9 +26,11 @@ from .safe_load import CheckpointError, UnsafeCheckpointError, safe_torch_load
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "OFFICIAL_PREFIXES",
     "RELEASED_MD5",
     "CheckpointError",
     "UnsafeCheckpointError",
+    "is_official_layout",
     "load_official",
     "official_key_map",
     "official_state_dict",
@@ -37,6 +40,8 @@ __all__ = [
 RELEASED_MD5 = {"attn": "b5ece9198337cfd117a3bfbd921e56da", "avg": "d97a07f2830095a2016a8da22abcff52"}
 RELEASED_NAMES = {"attn.pth": "attn", "avg.pth": "avg"}
 
+# Top-level key groups of the released checkpoints (after "model.").
+OFFICIAL_PREFIXES = ("image_encoder.", "clip_model.", "temporal_encoder.", "reward_head.", "video_adapter.")
 _VISION_PREFIXES = ("image_encoder.", "reward_head.clip_model.vision_model.", "clip_model.vision_model.")
 _TEXT_PREFIXES = ("reward_head.clip_model.text_model.", "clip_model.text_model.")
 _TEMPORAL_PREFIX = "temporal_encoder.attn.model."
@@ -192,12 +197,17 @@ def _skip_random_init():
             setattr(torch.nn.init, name, fn)
 
 
+def is_official_layout(keys) -> bool:
+    """Whether state-dict keys (with or without `model.`) are those of the released checkpoints."""
+    return any(isinstance(k, str) and k.removeprefix("model.").startswith(OFFICIAL_PREFIXES) for k in keys)
+
+
 def detect_pooling(keys) -> str:
     """'attn' or 'avg' from the keys of a released-layout state dict (without `model.`)."""
     keys = list(keys)
     if any(k.startswith("temporal_encoder.attn.") for k in keys):
         return "attn"
-    if any(k.startswith(("image_encoder.", "reward_head.", "clip_model.")) for k in keys):
+    if is_official_layout(keys):
         return "avg"
     raise CheckpointError(
         "not a MineCLIP checkpoint: expected keys under image_encoder., temporal_encoder., reward_head., "
@@ -241,17 +251,19 @@ def saved_config(d: dict, source) -> ModelConfig:
         raise CheckpointError(f"{source}: its model config does not fit this version: {e}") from e
 
 
-def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfig | None = None) -> MineCLIP:
+def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfig | None = None, *,
+                  checkpoint: Any = None) -> MineCLIP:
     """Load a released MineCLIP checkpoint (or one written by `save_official`) without running its code.
 
     The pooling kind comes from the keys; the architecture from `config`, else the config saved by
     `save_official`, else the released MineCLIP size. Every tensor must be used and every
     parameter filled; alias keys must hold equal tensors. The MD5 is checked against the released
     files when the name is `attn.pth`/`avg.pth` or `strict_md5` is set (mismatch: warning, or error
-    when strict), and logged otherwise.
+    when strict), and logged otherwise. `checkpoint`: the file's contents when the caller already
+    read them with `safe_torch_load` (mineclip.model.load reads a file once to tell its kind).
     """
     path = Path(path)
-    ckpt = safe_torch_load(path)
+    ckpt = safe_torch_load(path) if checkpoint is None else checkpoint
     sd = _extract_state_dict(ckpt, path)
     pooling = detect_pooling(sd)
     md5_info = _check_md5(path, pooling, strict_md5)

@@ -1,4 +1,5 @@
-"""MineCLIP as a dense reward: formulas, streaming cache over parallel envs, gymnasium wrappers."""
+"""MineCLIP as a dense reward: formulas and the streaming cache (`reward`), the episode bookkeeping
+between a stream and environments (`episodes`), gymnasium wrappers over it (`wrappers`)."""
 
 from .reward import (
     FIRST_STEPS,
@@ -8,10 +9,10 @@ from .reward import (
     RewardStream,
     StepRewards,
     TrajectoryRewards,
-    default_negatives,
     direct_reward,
     reward_from_probs,
 )
+from .episodes import RewardTracker, RunningStats, TrackedStep
 
 
 def __getattr__(name):  # the wrappers import gymnasium; load them on first use
@@ -30,9 +31,11 @@ __all__ = [
     "RewardFunction",
     "RewardModel",
     "RewardStream",
+    "RewardTracker",
+    "RunningStats",
+    "TrackedStep",
     "StepRewards",
     "TrajectoryRewards",
-    "default_negatives",
     "direct_reward",
     "reward_from_probs",
 ]

@@ -71,16 +71,6 @@ def reward_from_probs(probs, num_prompts: int, mode: str = "direct", prev_probs=
     return out
 
 
-def default_negatives(prompt: str) -> list[str]:
-    """The other prompts of the task suite (mineclip.tasks.registry.all_prompts())."""
-    try:
-        from mineclip.tasks.registry import all_prompts
-    except Exception as e:  # the task suite is optional for users bringing their own env
-        raise ValueError(f"no negatives given and the task suite is unavailable ({e}); "
-                         "pass negatives=[...] explicitly") from e
-    return [p for p in dict.fromkeys(all_prompts()) if p != prompt]
-
-
 # --------------------------------------------------------------------------- frames
 def to_frames_tensor(frames, resolution: tuple[int, int], resize: str = "pad") -> torch.Tensor:
     """uint8 RGB frames [N, H, W, 3] or [N, 3, H, W] (numpy or torch), any size -> uint8 [N, 3, h, w]."""
@@ -148,7 +138,7 @@ class RewardModel:
     @classmethod
     def load(cls, artifact_dir: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
         """Load an exported artifact (safetensors + JSON; nothing is unpickled)."""
-        from mineclip.export.artifact import load_artifact, read_artifact_config
+        from mineclip.model.artifact import load_artifact, read_artifact_config
 
         config = read_artifact_config(artifact_dir)
         kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
@@ -195,23 +185,26 @@ class RewardModel:
         """Frame features of windows [B, T, D] -> logits [B, K] against text features [K, D]."""
         return self.model.score(self.model.aggregate(window_features), text_features)
 
-    def reward_fn(self, prompt: str, negatives: Sequence[str] | None = None, mode: str = "direct",
+    def reward_fn(self, prompt: str, negatives: Sequence[str], mode: str = "direct",
                   first_steps: str = "repeat") -> "RewardFunction":
-        """A reward for `prompt` against `negatives` (default: the task suite's other prompts)."""
+        """A reward for `prompt` against `negatives` (for the bundled suite:
+        `mineclip.tasks.negatives.negatives_for(prompt, "suite")`)."""
         return RewardFunction(self, prompt, negatives, mode, first_steps)
 
 
 class RewardFunction:
     """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""
 
-    def __init__(self, reward_model: RewardModel, prompt: str, negatives: Sequence[str] | None = None,
+    def __init__(self, reward_model: RewardModel, prompt: str, negatives: Sequence[str],
                  mode: str = "direct", first_steps: str = "repeat"):
         if mode not in MODES:
             raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
         if first_steps not in FIRST_STEPS:
             raise ValueError(f"first_steps must be one of {FIRST_STEPS}, got {first_steps!r}")
-        if negatives is None:
-            negatives = default_negatives(prompt)
+        if negatives is None or isinstance(negatives, str):
+            raise TypeError("expected the negative prompts as a list of strings, got "
+                            f"{negatives!r}; for the bundled task suite: "
+                            "mineclip.tasks.negatives.negatives_for(prompt, 'suite')")
         negatives = [n for n in dict.fromkeys(negatives) if n != prompt]
         if not negatives:
             raise ValueError("expected at least one negative prompt besides the task prompt; P would always be 1")

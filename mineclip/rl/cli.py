@@ -23,13 +23,15 @@ from tqdm import tqdm
 
 from .envs import VARIANTS
 from .report import markdown, write_report
-from .train import NEGATIVES, PROGRESS, RESULT, PPOSettings, RunConfig
+from mineclip.tasks.negatives import POLICIES
+
+from .train import PROGRESS, RESULT, PPOSettings, RunConfig
 
 DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
 UNTRAINED = "untrained-tiny"
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mineclip rl", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--model", required=True,
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"])
     p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
                    help="learned reward weight per step (the success bonus is 1)")
-    p.add_argument("--negatives", default=RunConfig.negatives, choices=NEGATIVES,
+    p.add_argument("--negatives", default=RunConfig.negatives, metavar="|".join(POLICIES) + "|FILE",
                    help="learned reward negatives: the suite's other prompts, or without special cases of the "
                         "task's prompt (distinct: e.g. 'chop a tree near water' for 'chop a tree'); scene adds "
                         "the narrator's event-free captions, as the pipeline's judge does")
@@ -66,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _untrained_artifact(out: Path) -> str:
-    from mineclip.export import save_artifact
+    from mineclip.model.artifact import save_artifact
     from mineclip.model import MineCLIP, get_config
     import torch
 
@@ -77,16 +79,20 @@ def _untrained_artifact(out: Path) -> str:
     return str(path)
 
 
-def _configs(args, artifact: str) -> list[RunConfig]:
+def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
+    """The runs `mineclip rl` trains for its arguments."""
     tasks = [t for t in args.tasks.split(",") if t]
     variants = [v for v in args.variants.split(",") if v]
     bad = [v for v in variants if v not in VARIANTS]
     if bad:
         raise ValueError(f"unknown reward variant(s) {bad}; expected some of {sorted(VARIANTS)}")
     from mineclip.tasks import get_task
+    from mineclip.tasks.negatives import is_policy
 
     for t in tasks:
         get_task(t)  # fail before any training on a typo
+    if not is_policy(args.negatives):
+        raise ValueError(f"--negatives must be one of {POLICIES} or a file of prompts, got {args.negatives!r}")
     ppo = PPOSettings(n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                       learning_rate=args.lr, ent_coef=args.ent_coef)
     return [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
@@ -122,7 +128,7 @@ def _run_one(cfg: RunConfig, out: str) -> dict:
 
 def _artifact_meta(artifact: str) -> dict:
     try:
-        from mineclip.export import read_artifact_config
+        from mineclip.model.artifact import read_artifact_config
 
         c = read_artifact_config(artifact)
     except Exception as e:  # the table is still worth writing
@@ -134,7 +140,7 @@ def _artifact_meta(artifact: str) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
@@ -146,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(summary, meta))
         return 0
     try:
-        configs = _configs(args, artifact)
+        configs = run_configs(args, artifact)
     except (ValueError, KeyError) as e:
         print(f"mineclip rl: {e}", file=sys.stderr)
         return 2

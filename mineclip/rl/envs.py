@@ -14,16 +14,6 @@ VARIANTS = {
     "sparse": "success bonus only",
     "dense": "the suite's hand-written dense reward",
 }
-EVAL_WORLD_OFFSET = 10_000  # evaluation worlds are seeds offset..offset+n-1; training worlds 0..n-1
-
-
-def world_seeds(count: int, held_out: bool = False) -> range:
-    """Seeds of the worlds a run trains on (crafter world generation costs ~0.5 s, so runs reuse a
-    few worlds; placements and mobs still change every episode) or is evaluated on (held out)."""
-    start = EVAL_WORLD_OFFSET if held_out else 0
-    return range(start, start + count)
-
-
 class WorldPool(gym.Wrapper):
     """Each reset draws a world seed from `worlds` and a fresh episode seed (placements, mobs)."""
 

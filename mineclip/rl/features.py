@@ -4,7 +4,8 @@
 the N newest frames in one forward of the (frozen) MineCLIP frame encoder and returns, per env,
 the features of the last `stack` frames as a float32 vector [stack * D]. Given a reward function
 it also adds the learned MineCLIP reward, computed from the same features (each frame is encoded
-once for both the policy and the reward), with the info keys of `mineclip.reward.MineCLIPReward`.
+once for both the policy and the reward) by a `RewardTracker`, with its info schema
+(mineclip.reward.episodes).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from mineclip.reward import RewardFunction, RewardModel
-from mineclip.reward.wrappers import COMBINES, RunningStats, extract_frame
+from mineclip.reward.episodes import RewardTracker
+from mineclip.reward.wrappers import extract_frame
 
 
 class FrameFeatures(VecEnvWrapper):
@@ -26,29 +28,32 @@ class FrameFeatures(VecEnvWrapper):
     Features are L2-normalised and scaled by sqrt(D) so that entries are of order 1. With
     `reward=` (a RewardFunction of the same RewardModel) the step reward becomes
     env reward + coef * MineCLIP reward (combine="add", the paper's setup with the sparse success
-    bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip"
-    ({"reward", "prob", "logits", "env_reward"}) and, at an episode's end, "mineclip_episode".
+    bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip" and, at
+    an episode's end, "mineclip_episode".
     """
 
     def __init__(self, venv: VecEnv, reward_model: RewardModel, *, stack: int = 1,
                  reward: RewardFunction | None = None, combine: str = "add", coef: float = 1.0):
         if stack < 1:
             raise ValueError(f"expected stack >= 1 frames, got {stack}")
-        if combine not in COMBINES:
-            raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
         if reward is not None and reward.rm is not reward_model:
             raise ValueError("the reward function must use the same RewardModel as the features (one encoding)")
-        self.rm, self.stack, self.fn, self.combine, self.coef = reward_model, stack, reward, combine, coef
+        self.rm, self.stack = reward_model, stack
         self.dim = int(reward_model.model.config.embed_dim)
         space = gym.spaces.Box(-np.inf, np.inf, (stack * self.dim,), np.float32)
         super().__init__(venv, observation_space=space)
         self.history = torch.zeros(self.num_envs, stack, self.dim)
-        # fed with the features computed for the policy (RewardStream.reset_features/step_features)
-        self.stream = reward.stream(self.num_envs) if reward is not None else None
-        self.stats = RunningStats()
-        self.returns = np.zeros(self.num_envs)
-        self.lengths = np.zeros(self.num_envs, dtype=np.int64)
+        # fed with the features computed for the policy
+        self.tracker = RewardTracker(reward, self.num_envs, combine, coef) if reward is not None else None
         self.frames_encoded = 0
+
+    @property
+    def fn(self) -> RewardFunction | None:
+        return self.tracker.fn if self.tracker else None
+
+    @property
+    def stats(self):
+        return self.tracker.stats if self.tracker else None
 
     # ---------------------------------------------------------------- encoding
     def encode(self, frames: np.ndarray) -> torch.Tensor:
@@ -74,16 +79,13 @@ class FrameFeatures(VecEnvWrapper):
 
     def _start(self, ids: np.ndarray, feats: torch.Tensor) -> None:
         self.history[ids] = feats[:, None, :].expand(-1, self.stack, -1)
-        self.returns[ids] = 0.0
-        self.lengths[ids] = 0
-        if self.stream is not None:
-            self.stream.reset_features(feats.to(self.rm.device), ids)
+        if self.tracker is not None:
+            self.tracker.reset(feats.to(self.rm.device), ids)
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
         frames = self._frames(self.venv.reset())
-        ids = np.arange(self.num_envs)
-        self._start(ids, self.encode(frames))
+        self._start(np.arange(self.num_envs), self.encode(frames))
         return self._obs()
 
     def step_wait(self):
@@ -96,23 +98,16 @@ class FrameFeatures(VecEnvWrapper):
         feats = self.encode(np.concatenate([step_frames, frames[done_ids]]) if len(done_ids) else step_frames)
         step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
         self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
-        reward = np.asarray(env_reward, dtype=np.float64).copy()
-        self.lengths += 1
-        if self.stream is not None:
-            out = self.stream.step_features(step_feats.to(self.rm.device))
-            learned = out.reward.float().cpu().numpy().astype(np.float64)
-            probs, logits = out.prob.float().cpu().numpy(), out.logits.float().cpu().numpy()
-            self.stats.update(learned)
-            self.returns += learned
+        reward = np.asarray(env_reward, dtype=np.float64)
+        if self.tracker is not None:
+            step = self.tracker.step(step_feats.to(self.rm.device), env_reward, dones)
+            reward = step.reward
             for i in range(self.num_envs):
-                infos[i]["mineclip"] = {"reward": float(learned[i]), "prob": float(probs[i]),
-                                        "logits": logits[i], "env_reward": float(env_reward[i])}
-            reward = reward + self.coef * learned if self.combine == "add" else self.coef * learned
+                infos[i]["mineclip"] = step.info(i)
+            for i, episode in step.episodes.items():
+                infos[i]["mineclip_episode"] = episode
         for i in done_ids:
             infos[i]["terminal_observation"] = self._obs([i])[0]
-            if self.stream is not None:
-                infos[i]["mineclip_episode"] = {"return": float(self.returns[i]), "length": int(self.lengths[i]),
-                                                "scale": self.stats.summary(), "num_prompts": self.fn.num_prompts}
         if len(done_ids):
             self._start(done_ids, reset_feats)
         return self._obs(), reward.astype(np.float32), dones, infos

@@ -14,8 +14,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mineclip.reward import RewardModel
+from mineclip.tasks import get_task
+from mineclip.tasks.negatives import negatives_for
 
-from .envs import VARIANTS, has_dense_reward, make_vec_env, world_seeds
+from mineclip.tasks.seeds import world_seeds
+
+from .envs import VARIANTS, has_dense_reward, make_vec_env
 from .features import FrameFeatures
 
 RESULT = "result.json"
@@ -50,7 +54,7 @@ class RunConfig:
     stack: int = 1  # frames whose features form the policy input
     reward_mode: str = "direct"  # MineCLIP reward formula (variant "mineclip")
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
-    negatives: str = "suite"  # "suite": every other prompt; "distinct": without those containing the prompt; +scene
+    negatives: str = "suite"  # a policy of mineclip.tasks.negatives: suite, distinct, scene, distinct+scene
     eval_episodes: int = 12
     eval_deterministic: bool = False
     max_steps: int | None = None  # episode length; None = the task's default
@@ -92,24 +96,15 @@ class EpisodeLog(BaseCallback):
         return True
 
 
-NEGATIVES = ("suite", "distinct", "scene", "distinct+scene")
+def training_worlds(cfg: RunConfig) -> list[int]:
+    """The worlds a run trains on (crafter world generation costs ~0.5 s, so runs reuse a few worlds;
+    placements and mobs still change every episode)."""
+    return world_seeds("rl_train", cfg.worlds)
 
 
-def negative_prompts(cfg: RunConfig) -> list[str] | None:
-    """The learned reward's negatives: None (the reward library's default, the suite's other prompts),
-    with "distinct" the other prompts minus special cases of this one ("chop a tree near water"
-    for "chop a tree"), which an agent solving the task satisfies as well; "+scene" (or "scene")
-    adds the narrator's event-free captions, as the pipeline's judge does."""
-    if cfg.negatives not in NEGATIVES:
-        raise ValueError(f"expected negatives in {NEGATIVES}, got {cfg.negatives!r}")
-    if cfg.negatives == "suite":
-        return None
-    from mineclip.tasks import all_prompts, get_task, scene_prompts
-
-    prompt = get_task(cfg.task).prompt
-    distinct = cfg.negatives.startswith("distinct")
-    out = [p for p in all_prompts() if p != prompt and not (distinct and prompt in p)]
-    return out + scene_prompts() if cfg.negatives.endswith("scene") else out
+def evaluation_worlds(cfg: RunConfig) -> list[int]:
+    """The held-out worlds a run's policy is evaluated on."""
+    return world_seeds("rl_eval", cfg.worlds)
 
 
 def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str | None = None,
@@ -119,9 +114,8 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
     venv = make_vec_env(cfg.task, variant, num_envs or cfg.num_envs, worlds, seed, cfg.max_steps)
     fn = None
     if variant == "mineclip":
-        from mineclip.tasks import get_task
-
-        fn = rm.reward_fn(get_task(cfg.task).prompt, negatives=negative_prompts(cfg), mode=cfg.reward_mode)
+        prompt = get_task(cfg.task).prompt
+        fn = rm.reward_fn(prompt, negatives_for(prompt, cfg.negatives), mode=cfg.reward_mode)
     return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef)
 
 
@@ -131,7 +125,7 @@ def evaluate(policy: PPO, cfg: RunConfig, rm: RewardModel, episodes: int, seed: 
     n = max(1, min(cfg.num_envs, episodes))
     quota = np.full(n, episodes // n)
     quota[: episodes % n] += 1
-    env = build_env(cfg, rm, world_seeds(cfg.worlds, held_out=True), seed, variant="sparse", num_envs=n)
+    env = build_env(cfg, rm, evaluation_worlds(cfg), seed, variant="sparse", num_envs=n)
     obs = env.reset()
     done_count = np.zeros(n, dtype=int)
     successes, lengths = [], []
@@ -161,7 +155,7 @@ def run(cfg: RunConfig, out: str | Path) -> dict:
     (run_dir / PROGRESS).write_text("0")
     t0 = time.time()
     rm = reward_model(cfg.artifact)
-    env = build_env(cfg, rm, world_seeds(cfg.worlds), cfg.seed)
+    env = build_env(cfg, rm, training_worlds(cfg), cfg.seed)
     p = cfg.ppo
     policy = PPO("MlpPolicy", env, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
                  learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, ent_coef=p.ent_coef,

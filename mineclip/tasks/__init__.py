@@ -1,14 +1,29 @@
-"""The bundled simulator task suite on crafter: tasks as data, environment, agents, recording,
-narrated training clips, difficulty scores and MineDojo import."""
+"""The task catalogue on crafter: task specifications, the registry of `suite/*.yaml`, success
+criteria and oracles, world seeds, negative prompts, scene phrases, difficulty scores and MineDojo
+import.
 
-from .registry import all_prompts, get_task, list_tasks, scene_prompts
+Importing this package registers every crafter task with gymnasium as `mineclip/<task_id>-v0`
+(`mineclip.tasks.registration`); `make_env(task_id)` builds one directly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from .registration import env_id, register_envs
+from .registry import all_prompts, get_task, list_tasks, select_tasks
 from .spec import TaskSpec
 
-__all__ = ["TaskSpec", "all_prompts", "get_task", "list_tasks", "make_env", "scene_prompts"]
+__all__ = ["CrafterTaskEnv", "TaskSpec", "all_prompts", "env_id", "get_task", "list_tasks", "make_env",
+           "register_envs", "select_tasks"]
+
+if importlib.util.find_spec("gymnasium") is not None:  # without it there is no environment to register
+    register_envs()
 
 
-def make_env(task_id: str, **kwargs):
-    """The gymnasium environment for a registered crafter task (see env.CrafterTaskEnv)."""
-    from .env import CrafterTaskEnv
+def __getattr__(name: str):  # the environment loads the simulator (crafter): only on first use
+    if name in ("CrafterTaskEnv", "make_env"):
+        from . import env
 
-    return CrafterTaskEnv(task_id, **kwargs)
+        return getattr(env, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,6 @@
 """MCU difficulty scores: time consumption, operational effort, planning complexity, calibrated to
-[0, 5] by quintiles over the suite. Computed scores are cached in `suite/difficulty.json`.
+[0, 5] by quintiles over the suite. Computed scores are cached in `suite/difficulty.json`
+(measured on scripted demonstrations by `mineclip.play.demos.recompute`).
 
 - time consumption: mean frames the scripted agent needs on successful episodes
 - operational effort: mean permutation entropy of its action sequences (order 3, / ln 3!)
@@ -98,35 +99,6 @@ def calibrate(values: dict[str, float]) -> dict[str, float]:
     return {k: round(float(v), 3) for k, v in zip(keys, scaled)}
 
 
-def measure(task_ids: list[str], episodes: int = 4, progress: bool = True) -> dict[str, dict]:
-    """Raw scores per task from scripted-agent episodes on training worlds."""
-    from tqdm import tqdm
-
-    from .record import run_episode
-    from .registry import get_task
-    from .seeds import world_seeds
-
-    raw = {}
-    for task_id in tqdm(task_ids, desc="difficulty", disable=not progress):
-        task = get_task(task_id)
-        lengths, entropies, ok = [], [], 0
-        for e, ws in enumerate(world_seeds("train", episodes, offset=500)):
-            ep = run_episode(task_id, "scripted", seed=ws, world_seed=ws, tail=0, min_frames=0)
-            rec = ep.record
-            if rec["label"]:
-                ok += 1
-                lengths.append(rec["success"].index(True) + 1)
-                entropies.append(permutation_entropy(rec["actions"][: lengths[-1]]))
-        inv = dict(task.init.get("inventory", {})) if not task.init.get("naive") else {}
-        raw[task_id] = {
-            "time": float(np.mean(lengths)) if lengths else float(task.max_steps),
-            "effort": float(np.mean(entropies)) if entropies else 0.0,
-            "planning": planning_complexity(task.goal or [], inv),
-            "scripted_success": ok / episodes,
-        }
-    return raw
-
-
 def scores_from_raw(raw: dict[str, dict], human: dict[str, dict] | None = None) -> dict[str, dict]:
     """Calibrated [0, 5] scores next to the raw ones, for every task."""
     out = {t: {"raw": dict(r)} for t, r in raw.items()}
@@ -152,17 +124,3 @@ def load_scores() -> dict[str, dict]:
     """Cached scores (empty if never computed)."""
     p = cache_path()
     return json.loads(p.read_text()) if p.is_file() else {}
-
-
-def recompute(task_ids: list[str] | None = None, episodes: int = 4, path: Path | None = None,
-              progress: bool = True) -> dict[str, dict]:
-    """Measure, calibrate over the whole suite and write the cache."""
-    from .registry import list_tasks
-
-    tasks = list_tasks()
-    ids = task_ids or [t.id for t in tasks]
-    raw = measure(ids, episodes, progress)
-    human = {t.id: t.human for t in tasks if t.human}
-    scores = scores_from_raw(raw, human)
-    (path or cache_path()).write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
-    return scores

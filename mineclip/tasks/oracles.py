@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from .state import EpisodeContext, object_kind
+from mineclip.sim.state import EpisodeContext, object_kind
 
 Oracle = Callable[[EpisodeContext, object], bool]
 ORACLES: dict[str, Oracle] = {}

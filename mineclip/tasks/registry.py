@@ -148,6 +148,17 @@ def list_tasks(category: str | None = None, kind: str | None = None, tag: str | 
     return out
 
 
+def select_tasks(spec: str | None = None, category: str | None = None) -> list[str]:
+    """Task ids from a comma-separated list (each checked), or every crafter task (of a category)
+    for None or "all"."""
+    if spec and spec != "all":
+        ids = [t.strip() for t in spec.split(",") if t.strip()]
+        for t in ids:
+            get_task(t)
+        return ids
+    return [t.id for t in list_tasks(category=category)]
+
+
 def all_prompts(simulator: str | None = None) -> list[str]:
     """Every distinct task prompt (default negatives for the reward), in registry order."""
     seen: dict[str, None] = {}
@@ -155,12 +166,3 @@ def all_prompts(simulator: str | None = None) -> list[str]:
         if simulator is None or t.simulator == simulator:
             seen.setdefault(t.prompt, None)
     return list(seen)
-
-
-def scene_prompts() -> list[str]:
-    """The suite narrator's event-free captions (idle talk, things in view), distinct from every
-    task prompt: extra negatives for the reward on the bundled suite (`mineclip eval --negatives scene`)."""
-    from .narrate import scene_captions
-
-    prompts = set(all_prompts())
-    return [c for c in scene_captions() if c not in prompts]

@@ -1,14 +1,30 @@
-"""The one rule that keeps training worlds and evaluation worlds apart.
+"""World seeds: the one rule that keeps the worlds of every purpose apart.
 
-World seeds below `EVAL_SEED_START` are training worlds (narrated clips, RL, recorded play);
-world seeds from `EVAL_SEED_START` up are held-out evaluation worlds (`mineclip tasks evalset`).
-Every command that picks worlds goes through `world_seeds`, so the two sets never share a world.
+Each purpose draws its crafter worlds from its own range, and no two ranges overlap, so no world
+that trains a model (narrated clips, PPO) is ever one it is evaluated on (held-out clips, the
+judge's evaluation set, PPO's evaluation), whatever the command and its defaults. Every command
+that picks worlds asks `world_seeds`; `tests/tasks/test_tasks_seeds.py` checks the defaults of each.
+
+Seeds below `EVAL_SEED_START` form the training split, seeds from it up the held-out split
+(`split_of`, recorded in every trajectory).
 """
 
 from __future__ import annotations
 
 EVAL_SEED_START = 1_000_000
 SEED_END = 2_000_000
+
+# purpose -> [first seed, end); disjoint, in order
+RANGES: dict[str, tuple[int, int]] = {
+    "rl_train": (0, 500),              # worlds PPO trains on (`mineclip rl`)
+    "demos": (500, 1_000),             # scripted demonstrations (difficulty scores)
+    "play": (1_000, 10_000),           # recorded play (`mineclip play record`)
+    "clips": (10_000, 500_000),        # narrated training clips (`mineclip play clips`, the pipeline)
+    "val_clips": (500_000, 1_000_000),  # held-out clips for retrieval and validation
+    "evalset": (1_000_000, 1_500_000),  # the judge's labelled evaluation set (`mineclip play evalset`)
+    "rl_eval": (1_500_000, 2_000_000),  # worlds PPO policies are evaluated on
+}
+PURPOSES = tuple(RANGES)
 SPLITS = ("train", "eval")
 
 
@@ -19,12 +35,21 @@ def split_of(world_seed: int) -> str:
     return "eval" if world_seed >= EVAL_SEED_START else "train"
 
 
-def world_seeds(split: str, count: int, offset: int = 0) -> list[int]:
-    """`count` consecutive world seeds of a split, starting `offset` seeds into it."""
-    if split not in SPLITS:
-        raise ValueError(f"expected split 'train' or 'eval', got {split!r}")
-    start = (EVAL_SEED_START if split == "eval" else 0) + offset
-    end = SEED_END if split == "eval" else EVAL_SEED_START
-    if start + count > end:
-        raise ValueError(f"{count} seeds from offset {offset} leave the {split} range")
-    return list(range(start, start + count))
+def purpose_of(world_seed: int) -> str:
+    """The purpose whose range holds a world seed."""
+    for purpose, (start, end) in RANGES.items():
+        if start <= world_seed < end:
+            return purpose
+    raise ValueError(f"expected a world seed in [0, {SEED_END}), got {world_seed}")
+
+
+def world_seeds(purpose: str, count: int, offset: int = 0) -> list[int]:
+    """`count` consecutive world seeds of a purpose's range, starting `offset` seeds into it."""
+    if purpose not in RANGES:
+        raise ValueError(f"expected a world purpose in {PURPOSES}, got {purpose!r}")
+    if count < 0 or offset < 0:
+        raise ValueError(f"expected a non-negative count and offset, got {count} and {offset}")
+    start, end = RANGES[purpose]
+    if start + offset + count > end:
+        raise ValueError(f"{count} seeds from offset {offset} leave the {purpose!r} range [{start}, {end})")
+    return list(range(start + offset, start + offset + count))

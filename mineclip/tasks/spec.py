@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable
 
-from .state import EpisodeContext
+from mineclip.sim.state import EpisodeContext
 
 CATEGORIES = ("harvest", "combat", "techtree", "survival", "creative")
 KINDS = ("programmatic", "creative")

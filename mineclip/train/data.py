@@ -11,7 +11,7 @@ class CachedBatchesDataModule(ClipDataModule):
     """ClipDataModule whose training epoch replays the same first `num_batches` batches.
 
     The resampled training stream draws new clips every epoch, so `trainer.overfit_batches` alone
-    does not show a model memorising; this does (configs/overfit.yaml).
+    does not show a model memorising; this does (`--config overfit`, mineclip/configs/overfit.yaml).
     """
 
     def __init__(self, num_batches: int = 2, **kwargs):

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import math
 import os
-import zipfile
 from collections import Counter
 from typing import Any
 
@@ -16,9 +14,10 @@ import torch.distributed as dist
 
 from mineclip.data.pipeline import meta_groups
 from mineclip.model import MineCLIP, ModelConfig, get_config
+from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, ThroughputMonitor, make_checkpoints_atomic
-from .loss import ContrastiveLoss
+from .loss import ContrastiveLoss, positive_targets
 from .optim import (
     BETAS,
     EPS,
@@ -38,42 +37,30 @@ MONITOR = "val/R@1_mean"
 ALL_PARTS = ("vision", "text", "temporal", "adapter", "logit_scale")
 
 
-def build_config(name: str, overrides: dict | None = None) -> ModelConfig:
-    """A named model config with nested overrides, e.g. {"vision": {"layers": 2}, "trainable_blocks": -1}."""
-    d = get_config(name).to_dict()
-
-    def merge(base: dict, new: dict, where: str) -> None:
-        for k, v in new.items():
-            if k not in base:
-                raise KeyError(f"unknown model config field {where}{k!r}; known: {', '.join(base)}")
-            if isinstance(base[k], dict) and isinstance(v, dict):
-                merge(base[k], v, f"{where}{k}.")
-            else:
-                base[k] = v
-
-    merge(d, copy.deepcopy(overrides or {}), "")
-    return ModelConfig.from_dict(d)
-
-
 def init_kind(init: str) -> str:
-    """'scratch', 'clip' (OpenAI CLIP file: TorchScript archive or state dict with `visual.*`) or 'mineclip'."""
+    """'scratch', 'clip' (an OpenAI CLIP / open_clip file: it initialises the towers) or 'mineclip'
+    (any MineCLIP checkpoint `mineclip.model.load` reads: everything is initialised, for fine-tuning)."""
     if init in ("scratch", "", None):
         return "scratch"
     for prefix in ("clip:", "mineclip:"):
         if init.startswith(prefix):
             return prefix[:-1]
     if not os.path.exists(init):
-        raise FileNotFoundError(f"init checkpoint {init!r} not found (expected 'scratch', a CLIP .pt or a MineCLIP .pth)")
-    if zipfile.is_zipfile(init):
-        with zipfile.ZipFile(init) as z:
-            if any(n.split("/")[1:2] == ["code"] for n in z.namelist()):
-                return "clip"  # TorchScript archive as OpenAI distributes CLIP
-    try:
-        state = torch.load(init, map_location="cpu", weights_only=True)
-    except Exception:
-        return "mineclip"  # the MineCLIP loader reads pickled checkpoints safely and says what is wrong
-    state = state.get("state_dict", state) if isinstance(state, dict) else {}
-    return "clip" if any(str(k).startswith("visual.") for k in state) else "mineclip"
+        raise FileNotFoundError(f"init checkpoint {init!r} not found (expected 'scratch', a CLIP .pt or a MineCLIP "
+                                "checkpoint)")
+    return "clip" if checkpoint_kind(init) == "clip" else "mineclip"
+
+
+def check_init(config: ModelConfig, kind: str, name: str) -> None:
+    """Refuse the paper recipe's trap: partial fine-tuning of towers that were never trained."""
+    if kind == "scratch" and config.trainable_blocks >= 0:
+        n = config.trainable_blocks
+        raise ValueError(
+            f"model config {name!r} trains only the last {n} block(s) of each tower (trainable_blocks: {n}), but "
+            f"init is 'scratch': the {config.vision.layers - n} vision and {config.text.layers - n} text blocks under "
+            "them would stay frozen at random weights. Pass the towers' initialisation, as the paper does "
+            "(--model.init clip:/path/to/ViT-B-16.pt, or a MineCLIP checkpoint to fine-tune), or train every "
+            "block from scratch (--model.model_overrides '{\"trainable_blocks\": -1}')")
 
 
 class MineCLIPModule(pl.LightningModule):
@@ -81,8 +68,10 @@ class MineCLIPModule(pl.LightningModule):
 
     model_config / model_overrides: a named config (`mineclip.model.list_configs()`) and nested overrides.
     init: "scratch", a local OpenAI CLIP file (towers initialised, LR x pretrained_lr_mult on them)
-    or a released MineCLIP .pth (everything initialised; fine-tuning). Prefix "clip:" or
-    "mineclip:" to skip auto-detection.
+    or any MineCLIP checkpoint: a released .pth, a Lightning .ckpt, an artifact (everything
+    initialised; fine-tuning). Prefix "clip:" or "mineclip:" to skip auto-detection. A config that
+    trains only some blocks (`trainable_blocks` >= 0, as the paper's) needs an init that is not
+    "scratch" (`check_init`).
     total_steps: length of the cosine schedule; default: the trainer's estimated stepping batches.
     positives: which clips count as positives of each other in the InfoNCE targets: "caption"
     (identical captions; the default, for templated data where captions repeat in a batch),
@@ -116,8 +105,9 @@ class MineCLIPModule(pl.LightningModule):
     ):
         super().__init__()
         self.save_hyperparameters()
-        config = build_config(model_config, model_overrides)
+        config = get_config(model_config, **(model_overrides or {}))
         self.init_kind = init_kind(init)
+        check_init(config, self.init_kind, model_config)
         self.model = self._build_model(config, init, self.init_kind)
         self.pretrained = {"scratch": (), "clip": ("vision", "text"), "mineclip": ALL_PARTS}[self.init_kind]
         self.optim_settings = OptimizerSettings(
@@ -144,9 +134,7 @@ class MineCLIPModule(pl.LightningModule):
             load_openai_clip(model, path)
             model.set_trainable(config.trainable_blocks)
             return model
-        from mineclip.model.official import load_official
-
-        model = load_official(path, config=config)
+        model = load_checkpoint(path, config=config).model
         model.set_trainable(config.trainable_blocks)
         return model
 
@@ -253,8 +241,7 @@ class MineCLIPModule(pl.LightningModule):
         metrics = retrieval_metrics(v, t, groups=groups)
         scale = self.logit_scale().detach().exp().cpu()
         logits = scale * v @ t.t()
-        targets = (groups[:, None] == groups[None, :]).float()
-        targets = targets / targets.sum(1, keepdim=True)
+        targets = positive_targets(groups[:, None], groups[:, None])
         val_loss = (torch.nn.functional.cross_entropy(logits, targets) + torch.nn.functional.cross_entropy(logits.t(), targets)) / 2
         logged = {f"val/{k}": float(x) for k, x in metrics.items()}
         logged[MONITOR] = (metrics["v2t_R@1"] + metrics["t2v_R@1"]) / 2

@@ -8,9 +8,9 @@ import pytest
 
 from mineclip.data.video import write_mp4
 from mineclip.evaluate.cli import main as eval_main
-from mineclip.export import save_artifact
+from mineclip.model.artifact import save_artifact
 
-from micro import make_micro
+from helpers.models import make_micro
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,9 +123,11 @@ def test_mineclip_eval_and_eval_py_share_one_command(capsys):
 
 
 def test_eval_reads_the_task_suites_recorded_evalset(tmp_path):
-    from mineclip.tasks.record import evalset
+    from mineclip.play.evalset import EvalsetSettings, record_evalset
 
-    labels, counts = evalset(["harvest_wood"], 1, tmp_path / "evalset", workers=1, worlds=1, progress=False)
+    result = record_evalset(tmp_path / "evalset", EvalsetSettings(["harvest_wood"], 1, worlds=1), workers=1,
+                            progress=False)
+    labels, counts = result.labels, result.counts
     art = tmp_path / "model"
     save_artifact(make_micro(), art)
     out = tmp_path / "report"
@@ -137,7 +139,7 @@ def test_eval_reads_the_task_suites_recorded_evalset(tmp_path):
 
 
 def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, tmp_path):
-    from mineclip.tasks import scene_prompts
+    from mineclip.tasks.negatives import scene_prompts
 
     scores = {}
     for negatives in ("suite", "scene"):
@@ -161,12 +163,12 @@ def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, 
 
 def test_scene_negatives_without_the_task_suite_say_so(workspace, tmp_path, monkeypatch):
     # other labels fall back to their own prompts when the suite cannot be read; 'scene' cannot
-    import mineclip.tasks.registry as registry
+    import mineclip.tasks.negatives as negatives
 
     def broken():
-        raise RuntimeError("suite files missing")
+        raise ValueError("suite files missing")
 
-    monkeypatch.setattr(registry, "scene_prompts", broken)
+    monkeypatch.setattr(negatives, "scene_prompts", broken)
     with pytest.raises(SystemExit, match="--negatives scene needs the task suite .suite files missing"):
         eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
                    "--out", str(tmp_path / "out"), "--negatives", "scene", "--quiet"])

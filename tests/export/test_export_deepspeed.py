@@ -6,12 +6,13 @@ import pytest
 import torch
 
 from mineclip.export.cli import main as export_main
+from mineclip.model.artifact import save_artifact
 from mineclip.reward import RewardModel
 
+from helpers.models import MICRO, MICRO_RES, make_micro
+
 TEXTS = ["chop a tree", "drink water", "hunt a cow", "place a table"]
-MICRO = {"embed_dim": 64, "vision": {"width": 64, "layers": 2, "heads": 2, "resolution": [32, 48]},
-         "text": {"width": 64, "layers": 2, "heads": 2}, "temporal": {"heads": 2, "dim_head": 32},
-         "trainable_blocks": 1}  # frozen blocks too: the merge must keep them
+FROZEN = {"trainable_blocks": 1}  # frozen blocks too: the merge must keep them
 
 
 def test_deepspeed_directory_exports_with_identical_scores(tmp_path, monkeypatch):
@@ -26,9 +27,11 @@ def test_deepspeed_directory_exports_with_identical_scores(tmp_path, monkeypatch
 
     monkeypatch.setenv("MASTER_PORT", str(29600 + os.getpid() % 1000))
     g = torch.Generator().manual_seed(0)
-    batch = {"video": torch.randint(0, 256, (4, 4, 3, 32, 48), dtype=torch.uint8, generator=g),
+    batch = {"video": torch.randint(0, 256, (4, 4, 3, *MICRO_RES), dtype=torch.uint8, generator=g),
              "tokens": tokenize(TEXTS), "text": TEXTS, "meta": [{}] * 4, "skipped": {}}
-    module = MineCLIPModule("tiny", MICRO, warmup_steps=1, total_steps=2)
+    # fine-tuning the last block of each tower of a (micro) MineCLIP, as the paper's recipe does
+    save_artifact(make_micro(), tmp_path / "init")
+    module = MineCLIPModule(MICRO, FROZEN, init=str(tmp_path / "init"), warmup_steps=1, total_steps=2)
     trainer = pl.Trainer(accelerator="cpu", devices=1, strategy=DeepSpeedStrategy(stage=2), precision="32-true",
                          max_steps=1, logger=False, enable_progress_bar=False, enable_model_summary=False,
                          limit_val_batches=0, num_sanity_val_steps=0, enable_checkpointing=False,

@@ -7,11 +7,12 @@ import pickle
 import pytest
 import torch
 
-from mineclip.export import load_artifact, load_checkpoint
+from mineclip.model.artifact import load_artifact
+from mineclip.model.load import load_checkpoint
 from mineclip.export.cli import main as export_main
 from mineclip.reward import RewardModel
 
-from micro import MICRO_RES, make_micro
+from helpers.models import MICRO_RES, make_micro
 
 TEXTS = ["chop a tree", "drink water", "hunt a cow"]
 
@@ -135,8 +136,8 @@ def test_checkpoint_without_model_config_needs_an_explicit_architecture(tmp_path
 
 
 def test_a_config_field_from_another_version_is_named_in_the_error(lightning_ckpt, tmp_path):
-    from mineclip.export.artifact import ArtifactError
-    from mineclip.export.checkpoint import CheckpointError
+    from mineclip.model.artifact import ArtifactError
+    from mineclip.model.load import CheckpointError
 
     path, _ = lightning_ckpt
     ckpt = torch.load(path, map_location="cpu", weights_only=False)

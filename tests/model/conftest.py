@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from .helpers import lightning_checkpoint, make_official_state_dict
+from helpers.official import lightning_checkpoint, make_official_state_dict
 
 
 @pytest.fixture(scope="session")

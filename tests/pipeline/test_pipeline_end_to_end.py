@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import runpy
+from pathlib import Path
 
 import pytest
 
 from mineclip.evaluate.report import task_f1
-from mineclip.pipeline import PRESETS, REPO, STAGES, main
+from mineclip.pipeline import STAGES, load_preset
+from mineclip.pipeline.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+QUICK = load_preset("quick")
 
 
 @pytest.mark.slow
@@ -24,22 +28,22 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert json.loads((run / "shards" / "train" / "manifest.json").read_text())["total"] > 0
     assert json.loads((run / "shards" / "val" / "manifest.json").read_text())["total"] > 0
     labels = [json.loads(line) for line in (run / "evalset" / "evalset.jsonl").read_text().splitlines()]
-    assert {r["task_id"] for r in labels} == set(PRESETS["quick"].eval_tasks)
+    assert {r["task_id"] for r in labels} == set(QUICK.evalset.tasks)
     assert {r["label"] for r in labels} == {0, 1}
     assert any((run / "train" / "checkpoints").glob("*.ckpt"))
     # the quick preset does not validate inside training, so no checkpoint is called best by R@1
-    assert not PRESETS["quick"].validate_in_training
+    assert QUICK.training_config["trainer"]["limit_val_batches"] == 0
     assert json.loads((run / "stages" / "train.json").read_text())["best_by_val_r1"] is None
     assert (run / "artifact" / "model.safetensors").is_file()
-    assert json.loads((run / "artifact" / "config.json").read_text())["frames"]["window"] == PRESETS["quick"].num_frames
+    assert json.loads((run / "artifact" / "config.json").read_text())["frames"]["window"] == QUICK.num_frames
 
     metrics = json.loads((run / "report" / "metrics.json").read_text())
     trained = next(iter(metrics["models"].values()))
-    assert set(trained) == set(PRESETS["quick"].eval_tasks)
+    assert set(trained) == set(QUICK.evalset.tasks)
     for entry in trained.values():
         assert 0.0 <= task_f1(entry) <= 1.0
     assert any(r.get("v2t_R@1") is not None for r in metrics["retrieval"].values())
-    assert metrics["settings"]["negatives"] == "scene" == PRESETS["quick"].negatives
+    assert metrics["settings"]["negatives"] == "scene" == QUICK.negatives
     assert (run / "report" / "report.md").read_text().startswith("# ")
     assert list((run / "report").glob("*.png"))
 
@@ -59,7 +63,7 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert "[clips] done before" in out and "[evalset] done before" in out and "[train] ..." in out
     assert (seed1 / "shards").resolve() == (run / "shards").resolve()
     models = json.loads((seed1 / "report" / "metrics.json").read_text())["models"]
-    assert set(next(iter(models.values()))) == set(PRESETS["quick"].eval_tasks)
+    assert set(next(iter(models.values()))) == set(QUICK.evalset.tasks)
 
     # bench/quality.py reads both runs and prints the spread over them
     quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
@@ -79,13 +83,13 @@ def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
     for stage in ("clips", "evalset"):
         (source / "stages").mkdir(parents=True, exist_ok=True)
         (source / "stages" / f"{stage}.json").write_text(json.dumps({"seconds": 1.0}))
-    (source / "preset.json").write_text(json.dumps(dataclasses.asdict(PRESETS["default"])))
+    (source / "preset.json").write_text(json.dumps(load_preset("default").to_dict()))
     assert main(["--preset", "quick", "--out", str(tmp_path / "b"), "--data-from", str(source)]) == 1
     assert "other sizes" in capsys.readouterr().err
     assert not (tmp_path / "b" / "shards").exists()
 
     # same sizes, but --force would redo the other run's data, and an existing folder is not replaced
-    (source / "preset.json").write_text(json.dumps(dataclasses.asdict(PRESETS["quick"])))
+    (source / "preset.json").write_text(json.dumps(QUICK.to_dict()))
     for folder in ("shards", "evalset"):
         (source / folder).mkdir()
     assert main(["--preset", "quick", "--out", str(tmp_path / "c"), "--data-from", str(source), "--force"]) == 1
@@ -116,9 +120,12 @@ def test_quality_cross_calibration_fits_on_one_half_and_judges_the_other():
 
 def test_evalset_stage_records_one_clip_length_after_each_success(tmp_path):
     # the judge's window is the preset's clip length: every window that holds the success is recorded
-    from mineclip.pipeline import Preset, stage_evalset
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.pipeline.run import stage_evalset
 
-    preset = Preset(eval_tasks=("harvest_wood",), per_label=1, num_frames=11)
+    preset = preset_from_dict("test", {"evalset": {"tasks": ["harvest_wood"], "per_label": 1},
+                                       "train": {"defaults": ["tiny"], "data": {"init_args": {"num_frames": 11}}}})
+    assert preset.num_frames == 11
     stage_evalset(tmp_path, preset, workers=1)
     (success,) = [r for r in map(json.loads, (tmp_path / "evalset" / "evalset.jsonl").read_text().splitlines())
                   if r["label"]]

@@ -5,7 +5,6 @@ import pytest
 import torch
 
 from mineclip.reward import direct_reward, reward_from_probs
-from mineclip.reward.reward import default_negatives
 
 
 def test_direct_reward_subtracts_chance_and_clips_at_zero():
@@ -29,11 +28,3 @@ def test_delta_reward_is_the_change_of_probability():
 def test_unknown_mode_is_rejected():
     with pytest.raises(ValueError, match="direct-naive"):
         reward_from_probs(np.array([0.5]), 2, "sparse")
-
-
-def test_default_negatives_are_the_other_task_suite_prompts():
-    from mineclip.tasks.registry import all_prompts
-
-    prompts = all_prompts()
-    neg = default_negatives(prompts[0])
-    assert prompts[0] not in neg and set(neg) == set(prompts[1:]) - {prompts[0]}

@@ -4,13 +4,15 @@ import numpy as np
 import pytest
 import torch
 
+from helpers.models import MICRO_RES
+
 from mineclip.reward import RewardModel
 from mineclip.reward.reward import recompute_window_rewards
 
 NEG = ["drink water", "hunt a cow", "place a table"]
 
 
-def frames(n, seed=0, size=(32, 48)):
+def frames(n, seed=0, size=MICRO_RES):
     return np.random.default_rng(seed).integers(0, 256, (n, *size, 3), dtype=np.uint8)
 
 

@@ -91,4 +91,4 @@ def test_vector_wrapper_matches_single_env_wrappers_across_autoresets(reward_fn)
             _, ri, ti, tri, _ = s.step(0)
             assert r[i] == pytest.approx(ri, abs=1e-5)
             expect_reset[i] = ti or tri
-        assert info["mineclip_logits"].shape == (2, 3)
+        assert info["mineclip"]["logits"].shape == (2, 3) and info["_mineclip"].all()

@@ -51,21 +51,3 @@ def test_learned_reward_info_keys_and_combined_reward(tiny_reward_model, short_v
     assert dones.all()
     ep = infos[0]["mineclip_episode"]
     assert ep["length"] == 2 and ep["num_prompts"] == 3 and set(ep["scale"]) >= {"mean", "std"}
-
-
-def test_distinct_negatives_drop_special_cases_of_the_prompt():
-    from mineclip.rl.train import RunConfig, negative_prompts
-
-    assert negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused")) is None  # the library default
-    neg = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="distinct"))
-    assert "chop a tree" not in neg and "chop a tree near water" not in neg
-    assert "collect three pieces of wood" in neg and "find a cow" in neg
-
-    from mineclip.tasks import scene_prompts
-
-    scene = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="scene"))
-    assert "chop a tree near water" in scene and set(scene_prompts()) <= set(scene) and "chop a tree" not in scene
-    both = negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="distinct+scene"))
-    assert both == neg + scene_prompts()
-    with pytest.raises(ValueError, match="expected negatives"):
-        negative_prompts(RunConfig("harvest_wood", "mineclip", 0, "unused", negatives="sceen"))

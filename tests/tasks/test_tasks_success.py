@@ -7,9 +7,9 @@ import pytest
 
 from mineclip.tasks import list_tasks
 from mineclip.tasks.env import CrafterTaskEnv
-from mineclip.tasks.record import run_episode
+from mineclip.play.record import run_episode
 from mineclip.tasks.spec import compile_criterion
-from mineclip.tasks.state import EpisodeContext, WorldState
+from mineclip.sim.state import EpisodeContext, WorldState
 
 ALL = [t.id for t in list_tasks()]
 

@@ -1,0 +1,182 @@
+"""Evaluating an artifact as a success judge: score labelled trajectories with it (and with an
+untrained model of the same architecture and any baselines), judge them per task, measure retrieval
+on held-out shards, and write report.md, metrics.json and plots. `mineclip eval`, `eval.py` and the
+pipeline call `evaluate`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from mineclip.model.artifact import ArtifactError, read_judge, write_judge
+from mineclip.reward import RewardModel
+
+from .judge import DEFAULT_TOPK
+from .report import mean_f1, write_report
+from .scoring import Scorer, judge_tasks, score_all
+from .trajectories import Problem, read_labels
+
+log = logging.getLogger(__name__)
+UNTRAINED = "untrained"
+
+
+class EvalError(RuntimeError):
+    """The evaluation could not run (missing labels, an unreadable artifact, nothing to judge)."""
+
+
+class NegativesError(EvalError):
+    """The negatives setting names no policy and no file, or leaves nothing to score against."""
+
+
+@dataclass
+class EvalSettings:
+    """Everything `evaluate` needs; the defaults are `mineclip eval`'s."""
+
+    model: str  # artifact directory
+    labels: str  # labelled trajectories, JSON lines
+    out: str  # folder for report.md, metrics.json and plots
+    baselines: list[str] = field(default_factory=list)  # other artifacts judged beside
+    untrained: bool = True  # judge an untrained model of the same architecture beside
+    mode: str = "direct"  # reward formula the scores average
+    topk: int = DEFAULT_TOPK
+    negatives: str = "suite"  # a policy of mineclip.tasks.negatives, or a file of prompts
+    calibrate: bool = False  # fit per-task thresholds on these labels and save them with the model
+    shards: str | None = None  # held-out shards for retrieval
+    retrieval_max: int = 1000
+    device: str = "cpu"
+    seed: int = 0  # of the untrained model's weights
+    progress: bool = True
+
+
+@dataclass
+class EvalResult:
+    """What `evaluate` judged and wrote."""
+
+    report: str
+    metrics: dict
+    lines: int
+    judged: int
+    problems: list[Problem]
+    mean_f1: dict[str, float | None]  # per model, the paper's rule
+    seconds: float
+
+
+def model_name(path: str, taken: set) -> str:
+    """A short unique name for an artifact in tables: its folder name."""
+    name = Path(path).resolve().name or str(path)
+    base, i = name, 2
+    while name in taken:
+        name, i = f"{base}-{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def load_models(s: EvalSettings) -> tuple[str, dict[str, RewardModel]]:
+    """The judged artifact's name and every model to score: it, the untrained twin, the baselines."""
+    taken: set = set()
+    models: dict[str, RewardModel] = {}
+    try:
+        main_name = model_name(s.model, taken)
+        main = models[main_name] = RewardModel.load(s.model, device=s.device)
+        if s.untrained:
+            torch.manual_seed(s.seed)
+            from mineclip.model import MineCLIP, ModelConfig
+
+            untrained = MineCLIP(ModelConfig.from_dict(main.model.config.to_dict())).eval()
+            models[f"{UNTRAINED} ({main.model.config.temporal.pooling})"] = RewardModel(
+                untrained, window=main.window, frame_stride=main.frame_stride, resize=main.resize, device=s.device)
+        for b in s.baselines:
+            models[model_name(b, taken)] = RewardModel.load(b, device=s.device)
+    except (ArtifactError, FileNotFoundError, OSError) as e:
+        raise EvalError(str(e)) from e
+    return main_name, models
+
+
+def negatives_of(policy: str, label_prompts: list[str]) -> tuple[Callable[[str], list[str]], str, list[str]]:
+    """(prompt -> its negatives, a line saying what they are, notes) under a negatives policy.
+
+    When the task suite cannot be read (a broken file on $MINECLIP_TASKS_PATH), `suite` falls back to
+    the labels' own prompts and says so; `scene` and `distinct` need the suite."""
+    from mineclip.tasks import negatives
+
+    if not negatives.is_policy(policy):
+        raise NegativesError(f"--negatives is neither 'suite', 'scene' nor a file: {policy} "
+                             f"(policies: {', '.join(negatives.POLICIES)})")
+    notes: list[str] = []
+    try:
+        pool, source = negatives.negative_pool(policy), negatives.describe(policy)
+    except (ValueError, OSError) as e:
+        if policy != "suite":
+            raise NegativesError(f"--negatives {policy} needs the task suite ({e})") from e
+        pool = list(dict.fromkeys(label_prompts))
+        source = f"negatives: the other prompts of the labels file ({len(pool)}; task suite unavailable: {e})"
+    if len(set(pool) | set(label_prompts)) < 2:
+        raise NegativesError("need at least two distinct prompts to score against (pass --negatives)")
+    distinct = policy.startswith("distinct")
+
+    def negatives_for(prompt: str) -> list[str]:
+        neg = [p for p in pool if p != prompt and not (distinct and prompt in p)]
+        return neg or [p for p in label_prompts if p != prompt]
+
+    return negatives_for, source, notes
+
+
+def evaluate(s: EvalSettings) -> EvalResult:
+    """Judge the labelled trajectories of `s.labels` with the artifact `s.model` and write the report."""
+    t0 = time.time()
+    out, labels_path = Path(s.out), Path(s.labels)
+    if not labels_path.is_file():
+        raise EvalError(f"labels file not found: {labels_path}")
+    trajectories, problems, lines = read_labels(labels_path)
+    main_name, models = load_models(s)
+
+    prompts = list(dict.fromkeys(t.prompt for t in trajectories))
+    negatives_for, negatives_source, notes = negatives_of(s.negatives, prompts)
+    scorer = Scorer(models, negatives_for, mode=s.mode, topk=s.topk)
+    scores, more_problems = score_all(scorer, trajectories, s.progress)
+    problems = sorted(problems + more_problems, key=lambda p: p.line)
+
+    calibrated = read_judge(s.model)
+    judged = {name: judge_tasks(items, calibrated if name == main_name else None) for name, items in scores.items()}
+    if s.calibrate and judged.get(main_name):
+        rm = models[main_name]
+        cal = {"labels": str(labels_path.resolve()), "mode": s.mode, "topk": s.topk, "window": rm.window,
+               "frame_stride": rm.frame_stride,
+               "tasks": {task: {rule: e["rules"][rule]["fit_threshold"] for rule in e["rules"]}
+                         | {"n": e["n"], "prompt": e["prompt"]} for task, e in judged[main_name].items()}}
+        write_judge(s.model, cal)
+        notes.append(f"calibrated thresholds for {len(cal['tasks'])} task(s) saved to {Path(s.model) / 'judge.json'}"
+                     " (fitted on these labels: judge other labels with them)")
+    if calibrated and not s.calibrate:
+        notes.append(f"calibrated thresholds read from {Path(s.model) / 'judge.json'} "
+                     f"(fitted on {calibrated.get('labels')})")
+
+    retrieval = None
+    if s.shards:
+        from .retrieval import retrieval_eval
+
+        try:
+            retrieval = retrieval_eval(models, s.shards, s.retrieval_max, s.progress)
+        except (ValueError, OSError, RuntimeError) as e:  # optional: report it, keep the judge's results
+            retrieval = {name: {"error": str(e)} for name in models}
+            notes.append(f"retrieval failed: {e}")
+
+    judged_ids = {ts.traj.line for items in scores.values() for ts in items}
+    by_kind = Counter(p.kind for p in problems)
+    counts = {"lines": lines, "judged": len(judged_ids), "skipped": len(problems), "by_kind": dict(by_kind)}
+    rm = models[main_name]
+    settings = {"model": str(Path(s.model).resolve()), "labels": str(labels_path.resolve()), "mode": s.mode,
+                "window": rm.window, "frame_stride": rm.frame_stride, "first_steps": "repeat", "topk": s.topk,
+                "negatives": s.negatives, "negatives_source": negatives_source, "models": list(models),
+                "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
+    metrics = write_report(out, main_model=main_name, models=judged, scores=scores, problems=problems,
+                           counts=counts, settings=settings, retrieval=retrieval, notes=notes)
+    return EvalResult(str(out / "report.md"), metrics, lines, counts["judged"], problems,
+                      {name: mean_f1(tasks) for name, tasks in judged.items()}, time.time() - t0)

@@ -1,0 +1,90 @@
+"""Pipeline presets: the sizes of one pipeline run, as YAML files (`mineclip/configs/pipeline/`).
+
+    clips:    {num_clips, val_clips, task_weights}   narrated training clips and held-out clips
+    evalset:  {tasks, per_label}                     the labelled evaluation set on held-out worlds
+    train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
+    eval:     {negatives}                            the judge's negative prompts (mineclip.tasks.negatives)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from mineclip.train.configs import ConfigError, config_root, load_config
+
+PRESET_FOLDER = "pipeline"
+
+
+@dataclass
+class ClipSizes:
+    num_clips: int = 6000
+    val_clips: int = 256
+    task_weights: dict[str, float] = field(default_factory=dict)  # {} plays every task equally often
+
+
+@dataclass
+class EvalsetSizes:
+    tasks: list[str] = field(default_factory=list)
+    per_label: int = 10
+
+
+@dataclass
+class Preset:
+    """Sizes of one pipeline run."""
+
+    name: str
+    clips: ClipSizes
+    evalset: EvalsetSizes
+    train: dict  # a training config mapping
+    negatives: str = "scene"
+
+    @property
+    def training_config(self) -> dict:
+        """The composed training config (defaults expanded), before the run's own overrides."""
+        return load_config(self.train)
+
+    @property
+    def num_frames(self) -> int:
+        """Frames per training clip: the judge's reward window and the evaluation set's tail."""
+        return int(self.training_config["data"]["init_args"]["num_frames"])
+
+    def data_sizes(self) -> dict:
+        """What decides the data stages' output (compared when a run reuses another's data)."""
+        return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)}
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
+
+
+def list_presets() -> list[str]:
+    return sorted(p.stem for p in (config_root() / PRESET_FOLDER).glob("*.yaml"))
+
+
+def preset_from_dict(name: str, d: dict) -> Preset:
+    """A Preset from its mapping (the YAML file's contents); unknown sections and fields are errors."""
+    unknown = sorted(set(d) - {"name", "clips", "evalset", "train", "eval"})
+    if unknown:
+        raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected clips, evalset, train, eval")
+    try:
+        return Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),
+                      dict(d.get("train") or {}), **(d.get("eval") or {}))
+    except TypeError as e:
+        raise ConfigError(f"preset {name!r}: {e}") from e
+
+
+def load_preset(name: str | os.PathLike) -> Preset:
+    """A packaged preset by name (default, quick, large) or a preset YAML file by path."""
+    import yaml
+
+    path = Path(name)
+    if not path.is_file():
+        path = config_root() / PRESET_FOLDER / f"{path.name}.yaml"
+        if not path.is_file():
+            raise ConfigError(f"pipeline preset {str(name)!r} not found: neither a file nor one of {list_presets()}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: cannot read the preset: {e}") from e
+    return preset_from_dict(path.stem, data)

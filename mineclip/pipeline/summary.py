@@ -1,0 +1,35 @@
+"""The pipeline's one-screen summary: F1 per task (trained vs untrained), retrieval R@1 against
+chance, and the wall time of each stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
+    """The summary of a finished run from its evaluation metrics and stage times."""
+    from mineclip.evaluate.report import mean_f1, task_f1
+    from mineclip.tasks import get_task
+
+    models = metrics["models"]
+    names = list(models)
+    tasks = list(next(iter(models.values())))
+    kinds = {t: get_task(t).kind for t in tasks}
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
+    negatives = (metrics.get("settings") or {}).get("negatives", "suite")
+    lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold; negatives: {negatives}) "
+             "on held-out worlds",
+             f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
+    for t in sorted(tasks, key=lambda t: (kinds[t], t)):
+        lines.append(f"{t:<22} {kinds[t]:<13}" + "".join(f"{pct(task_f1(models[n][t])):>20}" for n in names))
+    for kind in ("programmatic", "creative"):
+        lines.append(f"{'mean ' + kind:<36}" + "".join(
+            f"{pct(mean_f1({t: e for t, e in models[n].items() if kinds.get(t) == kind})):>20}" for n in names))
+    for n, r in (metrics.get("retrieval") or {}).items():
+        if "v2t_R@1" in r:
+            lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "
+                         f"(chance {100 * r['chance_R@1']:.1f}%: 1/N, same captions counted as matches)")
+    lines.append("wall time: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
+                 + f", total {sum(times.values()):.0f}s")
+    lines.append(f"report: {run / 'report' / 'report.md'}")
+    return "\n".join(lines)

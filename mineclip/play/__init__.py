@@ -1,0 +1,2 @@
+"""Scripted play on the task suite and the data made from it: agents, recorded and labelled
+trajectories, the narrator, narrated training clips, and demonstrations for difficulty scores."""

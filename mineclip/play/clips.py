@@ -1,0 +1,188 @@
+"""Narrated training clips: play tasks on training worlds, cut 16-frame windows, caption each
+with `narrate`, and write (clip, text) pairs with the data package's ClipShardWriter.
+
+Windows where nothing happens ("just walking around") are kept only with probability
+`idle_keep`: like the paper's keyword filter on transcripts, it spends the training budget on
+clips whose text says what the picture shows, while a few idle clips remain as contrast. (Keeping
+every idle window of the failure agents, as hard negatives, was tried on the default pipeline:
+mean F1 on 30 + 30 held-out trajectories per task fell from 0.95 / 0.85 to 0.90 / 0.78.)"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from .narrate import narrate_episode
+from .record import run_episode, worker_pool
+from mineclip.tasks.registry import list_tasks
+from mineclip.tasks.seeds import world_seeds
+
+AGENT_MIX = (("scripted", 0.6), ("noisy", 0.15), ("near_miss", 0.1), ("wrong_target", 0.1), ("random", 0.05))
+
+
+def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
+    from mineclip.data.shards import encode_clip
+    from mineclip.data.video import encode_mp4
+
+    ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
+                     noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"], min_frames=job["clip_len"] + 1,
+                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"])
+    rec = ep.record
+    out = []
+    keep = random.Random(job["seed"] + 1)
+    for start, text, main in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
+                                             job["misalign"], job["filler"], seed=job["seed"]):
+        frames = ep.frames[start:start + job["clip_len"]]
+        if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
+            continue
+        if job["encoding"] == "mp4":
+            ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast", threads=1)
+        else:
+            ext, payload = encode_clip(frames, job["encoding"], 8)
+        meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
+                "start": int(start), "event": main, "label": rec["label"], "fps": 8, "num_frames": len(frames),
+                "source": f"crafter:{rec['id']}"}
+        out.append((ext, payload, text, meta))
+    return out
+
+
+def task_schedule(task_ids: list[str], weights: dict[str, float] | None = None) -> Iterator[str]:
+    """Task ids in a weighted round-robin without end: a task of weight 2 plays twice as often as one
+    of weight 1, spread evenly (smooth weighted round-robin). `weights` keys are task ids or kinds
+    ("creative", "programmatic"); an id outranks its kind; unnamed tasks weigh 1."""
+    from mineclip.tasks.registry import get_task
+    from mineclip.tasks.spec import KINDS
+
+    weights = dict(weights or {})
+    unknown = sorted(k for k in weights if k not in set(task_ids) | set(KINDS))
+    if unknown:
+        raise ValueError(f"task weights name {unknown}: neither a played task nor a kind {KINDS}")
+    bad = {k: w for k, w in weights.items() if not w >= 0}
+    if bad:
+        raise ValueError(f"task weights must be >= 0, got {bad}")
+    w = {t: float(weights.get(t, weights.get(get_task(t).kind, 1.0))) for t in task_ids}
+    total = sum(w.values())
+    if total <= 0:
+        raise ValueError("task weights leave no task to play")
+    credit = dict.fromkeys(task_ids, 0.0)
+    while True:
+        for t in task_ids:
+            credit[t] += w[t]
+        best = max(task_ids, key=lambda t: credit[t])  # first of the tied, in task order
+        credit[best] -= total
+        yield best
+
+
+@dataclass
+class ClipSettings:
+    """How narrated clips are made (the defaults of `mineclip play clips`)."""
+
+    num_clips: int = 8000
+    clip_len: int = 16  # frames per clip
+    stride: int = 4  # steps between the starts of consecutive windows of an episode
+    episode_len: int = 48
+    misalign: float = 0.2  # chance a caption describes a neighbouring window
+    filler: float = 0.3  # amount of filler words and chatter
+    idle_keep: float = 0.25  # chance of keeping a window in which nothing happens
+    tasks: list[str] | None = None  # None: every crafter task of the suite
+    task_weights: dict[str, float] | None = None  # see task_schedule
+    worlds: int = 64  # distinct worlds of the purpose's range
+    purpose: str = "clips"  # world seed range (mineclip.tasks.seeds): "clips" or "val_clips"
+    seed: int = 0
+    encoding: str = "mp4"  # or "raw"
+    prefix: str = "train"  # shard names <prefix>-000000.tar
+
+    def __post_init__(self):
+        if not 0.0 <= self.idle_keep <= 1.0:
+            raise ValueError(f"idle_keep is a probability in [0, 1], got {self.idle_keep}")
+
+
+@dataclass
+class ClipsResult:
+    """What `make_clips` wrote."""
+
+    out_dir: str
+    clips: int
+    shards: int
+    urls: str  # brace pattern of the shards, relative to out_dir
+    seconds: float
+
+
+def plan_episodes(settings: ClipSettings, num_clips: int | None = None) -> list[dict]:
+    """Enough episodes (tasks by `task_schedule`, agents by AGENT_MIX, the purpose's worlds) for
+    ~num_clips clips (default: settings.num_clips)."""
+    s = settings
+    num_clips = s.num_clips if num_clips is None else num_clips
+    tasks = s.tasks or [t.id for t in list_tasks()]
+    schedule = task_schedule(tasks, s.task_weights)
+    per_episode = max((s.episode_len + 1 - s.clip_len) // s.stride + 1, 1)
+    # about half of all windows are idle; ask for enough episodes that the filtered ones suffice
+    kept = 0.5 + 0.5 * s.idle_keep
+    n_eps = max(1, int(np.ceil(num_clips / (0.8 * kept * per_episode))))
+    rng = random.Random(s.seed)
+    seeds = world_seeds(s.purpose, s.worlds)
+    names, weights = zip(*AGENT_MIX)
+    jobs = []
+    for i in range(n_eps):
+        agent = rng.choices(names, weights)[0]
+        ws = seeds[i % len(seeds)]
+        jobs.append(dict(task_id=next(schedule), agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
+                         noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=s.clip_len,
+                         stride=s.stride, episode_len=s.episode_len, misalign=s.misalign, filler=s.filler,
+                         spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep))
+    return jobs
+
+
+def _jobs_until_enough(settings: ClipSettings, rounds: int = 6):
+    """The estimated episode jobs, then more of the same sequence (plan_episodes is prefix-stable:
+    asking for more episodes extends the list) for when the estimate fell short, e.g. for a few
+    clips of tasks whose windows are mostly idle. The caller stops consuming once it has enough."""
+    done = 0
+    for r in range(rounds):
+        jobs = plan_episodes(settings, settings.num_clips * 2 ** r)
+        yield from jobs[done:]
+        done = len(jobs)
+
+
+def make_clips(out_dir: str | os.PathLike, settings: ClipSettings | None = None, workers: int | None = None,
+               progress: bool = True) -> ClipsResult:
+    """Generate ~settings.num_clips narrated clips into WebDataset shards with a manifest."""
+    from tqdm import tqdm
+
+    from mineclip.data.shards import ClipShardWriter
+
+    settings = settings or ClipSettings()
+    t0 = time.time()
+    manifest_settings = {"generator": "mineclip play clips", **{k: v for k, v in asdict(settings).items()
+                                                                  if k not in ("tasks", "prefix")}}
+    plan_episodes(settings, 1)  # bad settings fail here, before the worker pool starts
+    workers = workers or os.cpu_count() or 1
+    written = 0
+    with ClipShardWriter(out_dir, prefix=settings.prefix, encoding=settings.encoding, fps=8,
+                         settings=manifest_settings) as w, \
+            tqdm(total=settings.num_clips, desc="clips", disable=not progress) as bar:
+        pool = worker_pool(workers) if workers > 1 else None
+        try:
+            jobs = _jobs_until_enough(settings)
+            it = pool.imap(_clip_job, jobs, chunksize=4) if pool else map(_clip_job, jobs)
+            for clips in it:
+                for ext, payload, text, meta in clips:
+                    if written >= settings.num_clips:
+                        break
+                    w.write_encoded(ext, payload, text, meta)
+                    written += 1
+                    bar.update(1)
+                if written >= settings.num_clips:
+                    break
+        finally:
+            if pool:
+                pool.terminate()
+                pool.join()
+    manifest = w.manifest()
+    return ClipsResult(str(Path(out_dir)), written, len(manifest["shards"]), manifest["urls"], time.time() - t0)

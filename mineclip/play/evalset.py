@@ -1,0 +1,114 @@
+"""The judge's labelled evaluation set: N successes and N failures per task, recorded on held-out worlds.
+
+Successes come from the scripted agent; failures from the failing agents in turn (near misses,
+wrong targets, noisy and random play), so that a failure looks like an attempt, not like idling.
+Episodes go on `tail` steps after success (or after a creative task's plan is done), so that the
+judge sees the success in every reward window that holds it. The output is the labelled
+trajectory format `eval.py` reads (`mineclip.play.record`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from mineclip.tasks.env import CrafterTaskEnv
+from mineclip.tasks.registry import get_task
+from mineclip.tasks.seeds import world_seeds
+
+from .record import FAILURE_AGENTS, FPS, run_episode, worker_pool
+
+# Steps an evaluation episode goes on after success: one reward window of the paper's model (16
+# frames); the pipeline passes its own window length.
+EVAL_TAIL = 16
+FILE_NAME = "evalset.jsonl"
+
+
+@dataclass
+class EvalsetSettings:
+    """What `record_evalset` records (the defaults of `mineclip play evalset`)."""
+
+    tasks: list[str] = field(default_factory=list)
+    per_label: int = 20  # successes and failures per task
+    worlds: int = 20  # held-out worlds, reused in turn
+    max_attempts: int | None = None  # episodes per task at most (default 8 * per_label + 8)
+    tail: int = EVAL_TAIL
+
+
+@dataclass
+class EvalsetResult:
+    """What `record_evalset` wrote: the JSON-lines file and per-task (successes, failures)."""
+
+    labels: str
+    counts: dict[str, list[int]]
+    seconds: float
+
+
+def evalset_worlds(count: int) -> list[int]:
+    """The held-out worlds an evaluation set is recorded on."""
+    return world_seeds("evalset", count)
+
+
+def _record_task(args: tuple) -> list[dict]:
+    from mineclip.data.video import write_mp4
+
+    task_id, out, s = args
+    per_label, tail, max_attempts = s.per_label, s.tail, s.max_attempts or 8 * s.per_label + 8
+    task = get_task(task_id)
+    env = CrafterTaskEnv(task, terminate_on_success=False)
+    seeds = evalset_worlds(s.worlds)
+    kept = {0: [], 1: []}
+    for attempt in range(max_attempts):
+        if len(kept[0]) >= per_label and len(kept[1]) >= per_label:
+            break
+        want_success = len(kept[1]) < per_label and (attempt % 2 == 0 or len(kept[0]) >= per_label)
+        agent = "scripted" if want_success else FAILURE_AGENTS[(attempt // 2) % len(FAILURE_AGENTS)]
+        world_seed = seeds[attempt % len(seeds)]
+        seed = world_seed * 100 + attempt // len(seeds)
+        ep = run_episode(task_id, agent=agent, seed=seed, world_seed=world_seed, env=env,
+                         noise=0.6 if agent == "noisy" else 0.0,
+                         prelude=int(np.random.RandomState(seed).randint(0, 7)), tail=tail,
+                         episode_id=f"{task_id}-s{seed}-{agent}-e{attempt}")
+        label = ep.record["label"]
+        if len(kept[label]) >= per_label:
+            continue
+        write_mp4(Path(out) / ep.record["video"], ep.frames, fps=FPS, preset="superfast", threads=1)
+        kept[label].append(ep.record)
+    return kept[1] + kept[0]
+
+
+def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, workers: int | None = None,
+                   progress: bool = True) -> EvalsetResult:
+    """Record the evaluation set of `settings.tasks` into out_dir (videos/ and evalset.jsonl)."""
+    from tqdm import tqdm
+
+    t0 = time.time()
+    for task_id in settings.tasks:
+        get_task(task_id)  # unknown ids fail before any play
+    out = Path(out_dir)
+    (out / "videos").mkdir(parents=True, exist_ok=True)
+    path = out / FILE_NAME
+    args = [(t, str(out), settings) for t in settings.tasks]
+    workers = min(workers or os.cpu_count() or 1, max(len(args), 1))
+    counts = {}
+    with open(path, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:
+        pool = worker_pool(workers) if workers > 1 else None
+        try:
+            # in task order, so that every run writes the same file (the tasks take unequal times)
+            it = pool.imap(_record_task, args) if pool else map(_record_task, args)
+            for recs in it:
+                for r in recs:
+                    f.write(json.dumps(r) + "\n")
+                if recs:
+                    counts[recs[0]["task_id"]] = [sum(r["label"] for r in recs), sum(1 - r["label"] for r in recs)]
+                bar.update(1)
+        finally:
+            if pool:
+                pool.close()
+                pool.join()
+    return EvalsetResult(str(path), counts, time.time() - t0)

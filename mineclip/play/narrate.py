@@ -1,0 +1,207 @@
+"""Loose first-person narration of a clip, like a gameplay video's transcript.
+
+The text comes from what happens in the clip (events, creatures and blocks in view, inventory
+changes, time of day) through templates with many paraphrases. `misalign` is the chance that
+the narration talks about a neighbouring stretch of the episode instead (transcripts lag or lead
+the picture); `filler` controls the chance of filler words and off-topic chatter.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mineclip.sim.state import WorldState
+from mineclip.tasks.oracles import longest_line
+from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW, VIEW_NEAR
+
+EVENTS: dict[str, list[str]] = {
+    "collect_wood": ["i'm chopping this tree", "chop a tree real quick", "getting some wood off this tree",
+                     "punching the tree for wood", "let me chop down this tree", "collecting wood from the tree",
+                     "collect some wood"],
+    "collect_sapling": ["got a sapling out of the grass", "collecting a sapling", "picking up a sapling from the grass",
+                        "collect this sapling"],
+    "collect_stone": ["mining some stone", "mine this stone block", "breaking the stone with my pickaxe",
+                      "digging into the rock"],
+    "collect_coal": ["mining coal", "there's coal, mine it", "grabbing this coal ore"],
+    "collect_iron": ["mining iron ore", "got some iron", "mine the iron with the stone pickaxe"],
+    "collect_diamond": ["mining a diamond", "yes, a diamond, mine it", "got the diamond"],
+    "collect_drink": ["drinking water from the lake", "drink some water", "getting a drink at the water",
+                      "quick sip of water, thirst going up"],
+    "hit_cow": ["punching the cow", "hitting this cow", "smack the cow", "hunting a cow", "chasing this cow down",
+                "punch the cow"],
+    "eat_cow": ["hunted the cow and ate it", "killed the cow, food is up", "got the cow, hunting done",
+                "hunt a cow for food, done"],
+    "hit_zombie": ["fighting this zombie", "hitting the zombie", "combat with a zombie here", "attack the zombie"],
+    "defeat_zombie": ["killed the zombie", "zombie defeated", "that zombie is dead"],
+    "hit_skeleton": ["fighting the skeleton", "hitting this skeleton", "attack the skeleton"],
+    "defeat_skeleton": ["killed the skeleton", "skeleton down"],
+    "place_table": ["placing a crafting table", "put down a crafting table", "set a table down here",
+                    "let me place a crafting table"],
+    "place_furnace": ["building a furnace", "placing the furnace", "put a furnace next to the table",
+                      "let me build the furnace here"],
+    "place_stone": ["placing a stone block", "lay a stone down", "putting stone blocks down", "place a stone right here"],
+    "place_plant": ["planting a sapling", "plant the sapling here", "putting a sapling in the ground"],
+    "eat_plant": ["eating the ripe plant", "eat this plant", "munching on a ripe plant"],
+    "make_wood_pickaxe": ["crafting a wooden pickaxe", "craft a wood pickaxe", "made a wooden pickaxe"],
+    "make_stone_pickaxe": ["crafting a stone pickaxe", "craft the stone pickaxe", "made a stone pickaxe"],
+    "make_iron_pickaxe": ["crafting an iron pickaxe", "made an iron pickaxe finally"],
+    "make_wood_sword": ["crafting a wooden sword", "made a wood sword"],
+    "make_stone_sword": ["crafting a stone sword", "made a stone sword"],
+    "make_iron_sword": ["crafting an iron sword", "made an iron sword"],
+    "fall_asleep": ["going to sleep", "time to sleep", "lying down to sleep"],
+    "wake_up": ["woke up, fully rested", "waking up now", "slept until rested", "time to wake up"],
+    "hurt": ["ouch, taking damage", "i'm getting hurt", "losing health"],
+    "nightfall": ["it's getting dark", "night is falling", "night is coming, gotta survive"],
+    "sunrise": ["the sun is coming up", "morning now"],
+    "reach_cow": ["found a cow", "walking up to this cow", "there's a cow, go to it", "trying to find a cow, there's one"],
+    "reach_water": ["found the lake", "made it to the water's edge", "exploring and i found a lake",
+                    "finally, a lake", "we found a lake, standing on the shore", "let's find a lake, oh there it is",
+                    "went to explore and found a lake"],
+    "reach_lava": ["found lava", "careful, lava right here", "exploring and i found lava", "finally found some lava",
+                   "let's find some lava, there it is", "went to explore and found lava"],
+    "reach_diamond": ["found a diamond", "look, a diamond in the rock", "trying to find a diamond, there it is"],
+    "reach_zombie": ["a zombie is right here", "found a zombie"],
+    "reach_sand": ["found a sandy beach", "on the sand now", "let's find the beach, here's sand"],
+    "dig_tunnel": ["digging a tunnel into the rock", "tunneling into the stone", "mining a tunnel",
+                   "let's dig straight into the rock", "dig a tunnel in here"],
+    "build_bridge": ["building a bridge over the water", "bridging across the water",
+                     "putting stone in the water to make a bridge", "bridge over the water, block by block",
+                     "let's build a bridge across"],
+    "stone_row": ["laying a row of stone blocks", "making a line of stone"],
+    "sapling_row": ["planting a row of saplings", "saplings in a line"],
+}
+PRIORITY = [  # most specific first; a step outranks the steps it needs (placing stone needs mining it)
+    "collect_diamond", "dig_tunnel", "build_bridge", "stone_row", "sapling_row", "defeat_skeleton",
+    "defeat_zombie", "eat_cow", "make_iron_pickaxe", "make_iron_sword", "make_stone_pickaxe", "make_stone_sword",
+    "make_wood_pickaxe", "make_wood_sword", "place_furnace", "place_table", "place_stone", "collect_iron",
+    "collect_coal", "collect_stone", "collect_wood", "collect_drink", "eat_plant", "place_plant", "collect_sapling",
+    "wake_up", "fall_asleep", "hit_skeleton", "hit_zombie", "hit_cow", "reach_diamond", "reach_lava",
+    "reach_cow", "reach_zombie", "reach_water", "reach_sand", "hurt", "nightfall", "sunrise",
+]
+FILLER = ["okay so", "alright", "um", "so yeah", "let's see", "right", "and uh", "okay guys", "so"]
+CHATTER = ["don't forget to subscribe", "this world seed is pretty nice", "anyway", "where was i",
+           "that's kind of funny", "let me know in the comments"]
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+REACH = {"cow": 1, "water": 1, "lava": 2, "diamond": 1, "zombie": 1, "sand": 0}
+ITEM_NAMES = {"wood_pickaxe": "wooden pickaxe", "stone_pickaxe": "stone pickaxe", "iron_pickaxe": "iron pickaxe",
+              "wood_sword": "wooden sword", "stone_sword": "stone sword", "iron_sword": "iron sword"}
+
+
+# Steps that make up a composite event: not narrated again as "then ..." after it.
+PARTS_OF = {"build_bridge": ("place_stone", "collect_stone"), "dig_tunnel": ("collect_stone",),
+            "stone_row": ("place_stone",), "sapling_row": ("place_plant",), "eat_cow": ("hit_cow",),
+            "defeat_zombie": ("hit_zombie",), "defeat_skeleton": ("hit_skeleton",)}
+FIGHTS = ("hit_zombie", "defeat_zombie", "hit_skeleton", "defeat_skeleton", "hit_cow", "eat_cow")
+
+
+def _weapon(state: WorldState) -> str | None:
+    """The best sword in the inventory, by name (narrators say what they fight with)."""
+    for item in ("iron_sword", "stone_sword", "wood_sword"):
+        if state.inventory.get(item, 0) > 0:
+            return ITEM_NAMES[item]
+    return None
+
+
+def clip_events(states: list[WorldState], events: list[list[str]]) -> list[str]:
+    """Events of a window (step events plus derived ones: reaching things, tunnels, bridges, rows)."""
+    out = [e for step in events for e in step]
+    if len(states) >= 2:
+        first, last = states[0], states[-1]
+        for kind, d in REACH.items():
+            if last.distance(kind) <= d < first.distance(kind):
+                out.append(f"reach_{kind}")
+        # Bridging is placing stone into water and mining it flat: it mines stone and places
+        # stone, so it is neither a tunnel nor a row of stone.
+        bridging = "place_stone" in out and "collect_stone" in out and last.count("water") > 0
+        if bridging:
+            out.append("build_bridge")
+        elif out.count("collect_stone") >= 2 and last.facing_kind in ("stone", "path"):
+            out.append("dig_tunnel")
+        elif longest_line(_placed(states, events, "place_stone")) >= 2:
+            out.append("stone_row")
+        if longest_line(_placed(states, events, "place_plant")) >= 2:
+            out.append("sapling_row")
+    return out
+
+
+def _placed(states: list[WorldState], events: list[list[str]], event: str) -> list[tuple[int, int]]:
+    """Tiles on which `event` put a block: the tile the player faced at that step. Blocks dropped
+    here and there are not a row; only adjacent ones in a straight line are (as the oracles judge)."""
+    return [(states[j].pos[0] + states[j].facing[0], states[j].pos[1] + states[j].facing[1])
+            for j, step in enumerate(events[:len(states)]) if event in step]
+
+
+def primary_event(evs: list[str]) -> str | None:
+    """The most specific event of a window."""
+    present = set(evs)
+    return next((e for e in PRIORITY if e in present), None)
+
+
+def narrate(states: list[WorldState], events: list[list[str]], rng: random.Random,
+            filler: float = 0.3) -> tuple[str, str | None]:
+    """One caption for a window of states/events; returns (text, primary event)."""
+    evs = clip_events(states, events)
+    main = primary_event(evs)
+    parts = []
+    if rng.random() < filler:
+        parts.append(rng.choice(FILLER))
+    if main:
+        text = rng.choice(EVENTS[main])
+        weapon = _weapon(states[-1])
+        if main in FIGHTS and weapon and rng.random() < 0.6:
+            text += f" with my {weapon}" if main.startswith("hit_") else f", using my {weapon}"
+        others = [e for e in evs if e != main and e in EVENTS and e not in PARTS_OF.get(main, ())
+                  and not e.startswith(("hurt", "reach"))]
+        second = primary_event(others)
+        if second and rng.random() < 0.5:  # two things happen: told in the order they happened
+            told = [text, rng.choice(EVENTS[second])]
+            if evs.index(second) < evs.index(main):
+                told.reverse()
+            parts += [told[0], "then " + told[1]]
+        else:
+            parts.append(text)
+    else:
+        parts.append(rng.choice(IDLE))
+    last = states[-1]
+    visible = [k for k in VIEW if last.count(k) > (2 if k in ("stone", "tree", "sand", "water") else 0)]
+    if visible and rng.random() < 0.5:
+        kind = rng.choice(visible)
+        near = kind in VIEW_NEAR and last.distance(kind) <= REACH[kind]
+        parts.append(rng.choice((VIEW_NEAR if near else VIEW)[kind]))
+    if last.time_of_day == "night" and rng.random() < 0.5:
+        parts.append(rng.choice(NIGHT))
+    elif last.time_of_day != "night" and rng.random() < 0.1:
+        parts.append(rng.choice(DAY))
+    gained = {k: last.inventory[k] - states[0].inventory[k] for k in last.inventory}
+    items = [k for k, v in gained.items() if v > 0 and k not in ("health", "food", "drink", "energy")]
+    if items and rng.random() < 0.4:
+        k = rng.choice(items)
+        n = last.inventory[k]
+        count = NUMBERS[n] if n < len(NUMBERS) and rng.random() < 0.5 else str(n)
+        parts.append(f"now i've got {count} {'pieces of wood' if k == 'wood' and n > 1 else ITEM_NAMES.get(k, k)}")
+    if rng.random() < filler / 3:
+        parts.append(rng.choice(CHATTER))
+    text = ", ".join(parts)
+    return text, main
+
+
+def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len: int = 16, stride: int = 8,
+                    misalign: float = 0.2, filler: float = 0.3, seed: int = 0) -> list[tuple[int, str, str | None]]:
+    """(first frame index, caption, primary event) for each clip window of an episode.
+
+    Frame i shows the state after events[i - 1]; a clip of frames [s, s + clip_len) covers the
+    events of steps s .. s + clip_len - 2. With probability `misalign` the caption is taken from
+    a window shifted by up to half a clip.
+    """
+    rng = random.Random(seed)
+    out = []
+    n = len(states)
+    for start in range(0, max(n - clip_len, 0) + 1, stride):
+        s = start
+        if rng.random() < misalign:
+            s = min(max(start + rng.choice([-1, 1]) * rng.randint(clip_len // 4, clip_len // 2), 0), max(n - clip_len, 0))
+        window = states[s:s + clip_len]
+        evs = events[s: s + clip_len - 1]
+        text, main = narrate(window, evs, rng, filler)
+        out.append((start, text, main))
+    return out

@@ -1,0 +1,172 @@
+"""Run agents on tasks and write labelled trajectories: an mp4 per episode plus one JSON line each.
+
+JSON-lines record (the format eval.py reads; `video` is relative to the .jsonl's folder):
+    {"id", "task_id", "prompt", "video", "label", "labeller", "seed", "world_seed", "agent",
+     "noise", "fps", "num_steps", "actions", "events", "success", ...extra keys}
+Frames: video frame 0 is the reset view, frame t+1 follows actions[t]; so it has num_steps + 1
+frames. `success[t]` is the (sticky) label after step t; `label` is its last value.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mineclip.tasks.env import CrafterTaskEnv
+from mineclip.tasks.registry import get_task, list_tasks
+from mineclip.tasks.seeds import split_of, world_seeds
+
+from .agents import AGENTS, DIRS, MOVE, make_agent
+
+FPS = 8  # crafter steps are discrete; 8 fps only sets the video timing
+FAILURE_AGENTS = ("near_miss", "wrong_target", "noisy", "random")
+
+
+@dataclass
+class Episode:
+    frames: np.ndarray  # uint8 [num_steps + 1, 160, 256, 3]
+    record: dict
+    states: list  # WorldState per frame (for narration)
+
+
+def _wrong_task(task, seed: int):
+    """Another task of the suite whose plan leads somewhere else (for wrong-target failures)."""
+    pool = [t for t in list_tasks() if t.id != task.id and t.solution and set(t.goal) != set(task.goal)]
+    return pool[seed % len(pool)]
+
+
+def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed: int | None = None,
+                noise: float = 0.0, prelude: int = 0, tail: int = 4, min_frames: int = 17,
+                max_steps: int | None = None, episode_id: str | None = None, env: CrafterTaskEnv | None = None,
+                spawn_jitter: int = 0) -> Episode:
+    """Play one episode and return its frames, JSON record and per-frame world states.
+
+    prelude: random walking steps before the agent starts (variety); tail: steps kept after
+    success is reached; the episode is padded with the agent's steps up to `min_frames` frames.
+    """
+    task = get_task(task_id)
+    world_seed = seed if world_seed is None else world_seed
+    if env is None or env.task is not task:
+        env = CrafterTaskEnv(task, max_steps=max_steps, terminate_on_success=False, spawn_jitter=spawn_jitter)
+    limit = max_steps or env.max_steps
+    obs, _ = env.reset(seed=seed, options={"world_seed": world_seed})
+    other = _wrong_task(task, seed) if agent == "wrong_target" else None
+    bot = make_agent(agent, task, noise=noise, seed=seed, other=other)
+    bot.reset(env)
+    rng = np.random.RandomState(seed)
+    frames, states = [obs], [env.state]
+    actions, events, success = [], [], []
+    label, done_at = False, None
+    for t in range(limit):
+        if t < prelude:
+            action = _wander(env, rng)
+        else:
+            action = bot.act(env)
+        obs, _, terminated, truncated, info = env.step(action)
+        frames.append(obs)
+        states.append(env.state)
+        actions.append(int(action))
+        events.append(info["events"])
+        label = label or env.judge()
+        success.append(bool(label))
+        if env.player.health <= 0:
+            break
+        if label and done_at is None:
+            done_at = t
+        finished = done_at is not None or (bot.done and task.kind == "creative" and t >= prelude)
+        if finished and done_at is None:
+            done_at = t
+        if done_at is not None and t - done_at >= tail and len(frames) >= min_frames:
+            break
+    agent_name = getattr(bot, "name", agent)
+    rid = episode_id or f"{task.id}-s{seed}-e0"
+    record = {
+        "id": rid, "task_id": task.id, "prompt": task.prompt, "video": f"videos/{rid}.mp4",
+        "label": int(label), "labeller": task.labeller, "seed": int(seed), "world_seed": int(world_seed),
+        "agent": agent_name, "noise": float(getattr(bot, "noise", noise)), "fps": FPS,
+        "num_steps": len(actions), "actions": actions, "events": events, "success": success,
+        "category": task.category, "kind": task.kind, "split": split_of(world_seed),
+    }
+    return Episode(np.stack(frames), record, states)
+
+
+def _wander(env: CrafterTaskEnv, rng) -> int:
+    """A random step onto grass, sand or path (never into water or lava)."""
+    x, y = (int(v) for v in env.player.pos)
+    free = [d for d in DIRS.values() if env.world[(x + d[0], y + d[1])][0] in ("grass", "sand", "path")]
+    if not free:
+        return 0
+    return MOVE[free[rng.randint(len(free))]]
+
+
+# -- parallel recording ------------------------------------------------------------------------
+
+def _record_job(job: dict) -> dict:
+    from mineclip.data.video import write_mp4
+
+    out = Path(job.pop("out"))
+    ep = run_episode(**job)
+    write_mp4(out / ep.record["video"], ep.frames, fps=FPS, preset="superfast", threads=1)
+    return ep.record
+
+
+def make_jobs(task_ids: list[str], agents: list[str], episodes: int, purpose: str = "play",
+              noise: float = 0.3, prelude: int = 6, seed_offset: int = 0, worlds: int = 16) -> list[dict]:
+    """Episode jobs: each task x agent x episode, on `worlds` world seeds of a purpose's range (reused)."""
+    jobs = []
+    seeds = world_seeds(purpose, worlds, seed_offset)
+    for task_id in task_ids:
+        for agent in agents:
+            if agent not in AGENTS:
+                raise ValueError(f"unknown agent {agent!r}; expected one of {AGENTS}")
+            for e in range(episodes):
+                world_seed = seeds[e % len(seeds)]
+                seed = world_seed * 100 + e // len(seeds)
+                jobs.append(dict(task_id=task_id, agent=agent, seed=seed, world_seed=world_seed,
+                                 noise=noise if agent in ("noisy",) else 0.0,
+                                 prelude=int(np.random.RandomState(seed).randint(0, prelude + 1)),
+                                 episode_id=f"{task_id}-s{seed}-{agent}-e{e}"))
+    return jobs
+
+
+def worker_pool(workers: int):
+    """A process pool for play (fork where the platform has it: workers inherit the loaded modules)."""
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    return ctx.Pool(workers)
+
+
+def record(jobs: list[dict], out_dir: str | os.PathLike, workers: int | None = None,
+           jsonl_name: str = "trajectories.jsonl", progress: bool = True) -> Path:
+    """Run jobs in parallel processes; write videos/ and a JSON-lines file; return its path."""
+    from tqdm import tqdm
+
+    out = Path(out_dir)
+    (out / "videos").mkdir(parents=True, exist_ok=True)
+    path = out / jsonl_name
+    workers = workers or os.cpu_count() or 1
+    jobs = [{**j, "out": str(out)} for j in jobs]
+    with open(path, "a") as f, tqdm(total=len(jobs), desc="record", disable=not progress) as bar:
+        results = map(_record_job, jobs) if workers == 1 else None
+        pool = worker_pool(workers) if workers > 1 else None
+        try:
+            it = pool.imap_unordered(_record_job, jobs) if pool else results
+            for rec in it:
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+                bar.update(1)
+        finally:
+            if pool:
+                pool.close()
+                pool.join()
+    return path
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    """Trajectory records of a JSON-lines file."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]

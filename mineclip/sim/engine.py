@@ -1,0 +1,172 @@
+"""crafter, patched for this project: 16-px tiles at 160x256, a settable time of day, shared
+textures, a vectorised renderer, reproducible creature balancing, and a cache of generated worlds.
+
+The frame is the crafter view of 16x10 tiles at exactly 16 px each: 16x9 tiles of world around
+the player and one row of inventory bar at the bottom (kept in view so items are visible).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import crafter
+import numpy as np
+from crafter import constants, objects, worldgen
+
+TILE = 16
+VIEW = (16, 10)
+FRAME_SIZE = (256, 160)  # crafter's (width, height)
+AREA = (64, 64)
+ACTIONS: list[str] = list(constants.actions)
+ACTION_IDS = {name: i for i, name in enumerate(ACTIONS)}
+DEFAULT_VITALS = {"food": 6, "drink": 6}  # below full so that eating and drinking change the bar
+TIME_OFFSETS = {"day": 30, "noon": 60, "dusk": 150, "night": 195, "dawn": 250}
+_WORLD_CACHE: "OrderedDict[int, tuple]" = OrderedDict()
+WORLD_CACHE_SIZE = 128
+
+
+_TEXTURES = {}
+
+
+def _shared_textures(directory):
+    """crafter loads every texture PNG per Env (~0.2 s); load them once per process."""
+    key = str(directory)
+    if key not in _TEXTURES:
+        _TEXTURES[key] = _OriginalTextures(directory)
+    return _TEXTURES[key]
+
+
+_OriginalTextures = crafter.engine.Textures
+
+
+class CrafterCore(crafter.Env):
+    """crafter.Env with a settable time of day and shared textures."""
+
+    time_offset = 0
+
+    def __init__(self, **kwargs):
+        crafter.env.engine.Textures = _shared_textures
+        try:
+            super().__init__(**kwargs)
+        finally:
+            crafter.env.engine.Textures = _OriginalTextures
+
+    def _update_time(self):
+        progress = ((self._step + self.time_offset) / 300) % 1 + 0.3
+        self._world.daylight = 1 - np.abs(np.cos(np.pi * progress)) ** 3
+
+    def render(self, size=None):
+        """crafter's picture, drawn with one texture-atlas lookup instead of a per-tile loop."""
+        world, player, unit = self._world, self._player, TILE
+        grid = self._local_view._grid
+        atlas = self._atlas()
+        x0, y0 = int(player.pos[0]) - grid[0] // 2, int(player.pos[1]) - grid[1] // 2
+        ids = np.full((grid[0], grid[1]), len(atlas) - 1, np.int64)
+        xs0, ys0 = max(x0, 0), max(y0, 0)
+        xs1, ys1 = min(x0 + grid[0], world.area[0]), min(y0 + grid[1], world.area[1])
+        ids[xs0 - x0:xs1 - x0, ys0 - y0:ys1 - y0] = world._mat_map[xs0:xs1, ys0:ys1]
+        canvas = atlas[ids].transpose(0, 2, 1, 3, 4).reshape(grid[0] * unit, grid[1] * unit, 3)
+        for obj in world.objects:
+            ox, oy = int(obj.pos[0]) - x0, int(obj.pos[1]) - y0
+            if 0 <= ox < grid[0] and 0 <= oy < grid[1]:
+                crafter.engine._draw_alpha(canvas, (ox * unit, oy * unit), self._textures.get(obj.texture, (unit, unit)))
+        canvas = self._light(canvas, world.daylight)
+        if player.sleeping:
+            canvas = self._local_view._sleep(canvas)
+        items = self._item_view(player.inventory, np.array((unit, unit)))
+        view = np.concatenate([canvas, items], 1).astype(np.uint8)
+        return np.ascontiguousarray(view.transpose((1, 0, 2)))
+
+    def _balance_object(self, chunk, objs, cls, material, span_dist, despan_dist,
+                        spawn_prob, despawn_prob, ctor, target_fn):
+        # crafter's own, except that creatures are taken in position order: crafter lists them
+        # from a set (memory-address order), which made despawning irreproducible
+        xmin, xmax, ymin, ymax = chunk
+        random = self._world.random
+        creatures = sorted((obj for obj in objs if isinstance(obj, cls)), key=lambda o: (int(o.pos[0]), int(o.pos[1])))
+        mask = self._world.mask(*chunk, material)
+        target_min, target_max = target_fn(len(creatures), mask.sum())
+        if len(creatures) < int(target_min) and random.uniform() < spawn_prob:
+            xs = np.tile(np.arange(xmin, xmax)[:, None], [1, ymax - ymin])
+            ys = np.tile(np.arange(ymin, ymax)[None, :], [xmax - xmin, 1])
+            xs, ys = xs[mask], ys[mask]
+            i = random.randint(0, len(xs))
+            pos = np.array((xs[i], ys[i]))
+            empty = self._world[pos][1] is None
+            away = self._player.distance(pos) >= span_dist
+            if empty and away:
+                self._world.add(ctor(pos))
+        elif len(creatures) > int(target_max) and random.uniform() < despawn_prob:
+            obj = creatures[random.randint(0, len(creatures))]
+            away = self._player.distance(obj.pos) >= despan_dist
+            if away:
+                self._world.remove(obj)
+
+    def _atlas(self) -> np.ndarray:
+        names = self._world._mat_names
+        if getattr(self, "_atlas_cache", None) is None or len(self._atlas_cache) != len(names) + 1:
+            tiles = [self._textures.get(names[i], (TILE, TILE))[..., :3] for i in range(len(names))]
+            tiles.append(np.full((TILE, TILE, 3), 127, np.uint8))
+            self._atlas_cache = np.stack(tiles).astype(np.uint8)
+        return self._atlas_cache
+
+    def _light(self, canvas: np.ndarray, daylight: float) -> np.ndarray:
+        """crafter's day/night shading (noise, desaturation, blue tint), vectorised."""
+        if daylight >= 1.0:
+            return canvas
+        night = canvas.astype(np.float32)
+        if daylight < 0.5:
+            noise = self._world.random.uniform(32, 127, canvas.shape[:2])[..., None]
+            mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)[..., None]
+            night = (1 - mask) * night + mask * noise
+        night = night.astype(np.uint8).astype(np.float32)
+        gray = np.floor(night @ np.array([0.299, 0.587, 0.114], np.float32) + 0.5)[..., None]
+        night = np.clip(np.floor(gray + 0.4 * (night - gray) + 0.5), 0, 255)
+        night = 0.5 * night + 0.5 * np.array((0, 16, 64), np.float32)
+        return daylight * canvas + (1 - daylight) * night
+
+
+def save_world(world) -> tuple:
+    """Materials and creatures of a generated world (everything but the player), to restore later."""
+    objs = []
+    for obj in world.objects:
+        if isinstance(obj, objects.Player):
+            continue
+        extra = {k: getattr(obj, k) for k in ("grown", "cooldown", "reload", "facing") if hasattr(obj, k)}
+        objs.append((type(obj), tuple(int(v) for v in obj.pos), obj.health, extra))
+    return world._mat_map.copy(), objs
+
+
+def load_world(world, player, saved: tuple) -> None:
+    """Put a saved world back into `world` around `player`."""
+    mat_map, objs = saved
+    world._mat_map[...] = mat_map
+    for cls, pos, health, extra in objs:
+        obj = cls(world, pos, player) if cls in (objects.Zombie, objects.Skeleton) else (
+            cls(world, pos, extra["facing"]) if cls is objects.Arrow else cls(world, pos))
+        obj.health = health
+        for k, v in extra.items():
+            setattr(obj, k, v)
+        if world[pos][1] is None:
+            world.add(obj)
+
+
+def make_object(world, kind: str, pos, player):
+    """A new creature or plant of a kind at pos (not yet added to the world)."""
+    cls = {"cow": objects.Cow, "zombie": objects.Zombie, "skeleton": objects.Skeleton, "plant": objects.Plant}[kind]
+    return cls(world, pos, player) if kind in ("zombie", "skeleton") else cls(world, pos)
+
+
+def generate_world(world, player, world_seed: int, reuse: bool = True) -> None:
+    """Fill a freshly reset world around `player`: crafter's generator, or the cached result of an
+    earlier generation of the same seed (crafter's generation costs ~0.5 s per world)."""
+    cached = _WORLD_CACHE.get(world_seed) if reuse else None
+    if cached is None:
+        worldgen.generate_world(world, player)
+        if reuse:
+            _WORLD_CACHE[world_seed] = save_world(world)
+            while len(_WORLD_CACHE) > WORLD_CACHE_SIZE:
+                _WORLD_CACHE.popitem(last=False)
+    else:
+        _WORLD_CACHE.move_to_end(world_seed)
+        load_world(world, player, cached)

@@ -1,0 +1,79 @@
+import itertools
+import json
+import tarfile
+from collections import Counter
+
+import pytest
+
+from mineclip.play.cli import main
+from mineclip.play.clips import ClipSettings, plan_episodes, task_schedule
+
+TASKS = ["harvest_wood", "build_bridge", "drink_water", "dig_tunnel"]  # programmatic, creative, ...
+
+
+def _take(n, *args):
+    return list(itertools.islice(task_schedule(*args), n))
+
+
+def test_unweighted_schedule_is_plain_round_robin():
+    assert _take(10, TASKS) == [TASKS[i % 4] for i in range(10)]
+    assert _take(10, TASKS, {"creative": 1.0}) == _take(10, TASKS)
+
+
+def test_weights_by_kind_and_by_task_set_how_often_each_task_plays():
+    counts = Counter(_take(600, TASKS, {"creative": 2}))
+    assert counts == {"build_bridge": 200, "dig_tunnel": 200, "harvest_wood": 100, "drink_water": 100}
+    # a task's own weight outranks its kind's; weight 0 leaves a task out
+    counts = Counter(_take(700, TASKS, {"creative": 2, "dig_tunnel": 0.5, "drink_water": 0}))
+    assert counts == {"build_bridge": 400, "harvest_wood": 200, "dig_tunnel": 100}
+    # spread out, not in runs: every stretch of 3 episodes holds a creative one
+    seq = _take(60, TASKS, {"creative": 2})
+    assert all({"build_bridge", "dig_tunnel"} & set(seq[i:i + 3]) for i in range(58))
+
+
+def test_bad_weights_are_refused():
+    with pytest.raises(ValueError, match="neither a played task nor a kind"):
+        _take(1, TASKS, {"creativ": 2})
+    with pytest.raises(ValueError, match=">= 0"):
+        _take(1, TASKS, {"harvest_wood": -1})
+    with pytest.raises(ValueError, match="no task"):
+        _take(1, TASKS, dict.fromkeys(TASKS, 0))
+
+
+def test_weighted_jobs_keep_the_unweighted_worlds_and_agents():
+    # weights change which task an episode plays, not its world, agent or seed: the data stay comparable
+    plain = plan_episodes(ClipSettings(400, tasks=TASKS))
+    weighted = plan_episodes(ClipSettings(400, tasks=TASKS, task_weights={"creative": 3}))
+    strip = lambda jobs: [{k: v for k, v in j.items() if k != "task_id"} for j in jobs]  # noqa: E731
+    assert strip(plain) == strip(weighted)
+    assert Counter(j["task_id"] for j in weighted)["build_bridge"] > 1.4 * Counter(j["task_id"] for j in plain)["build_bridge"]
+
+
+def test_clips_command_takes_task_weights(tmp_path, capsys):
+    out = tmp_path / "clips"
+    assert main(["clips", "--out", str(out), "--num-clips", "8", "--workers", "1", "--tasks",
+                 "harvest_wood,lay_stone_row", "--task-weight", "harvest_wood=0"]) == 0
+    with tarfile.open(out / "train-000000.tar") as tf:
+        metas = [json.load(tf.extractfile(m)) for m in tf.getmembers() if m.name.endswith(".json")]
+    assert len(metas) == 8 and {m["task_id"] for m in metas} == {"lay_stone_row"}
+    assert json.loads((out / "manifest.json").read_text())["settings"]["task_weights"] == {"harvest_wood": 0.0}
+    with pytest.raises(SystemExit):
+        main(["clips", "--out", str(out), "--task-weight", "creative"])
+    assert "TASK_OR_KIND=WEIGHT" in capsys.readouterr().err
+    # a weight for a task that is not played fails before any play, and leaves the shards as they were
+    before = sorted(p.name for p in out.iterdir())
+    assert main(["clips", "--out", str(out), "--num-clips", "8", "--workers", "1", "--tasks", "harvest_wood",
+                 "--task-weight", "hunt_cow=2"]) == 1
+    assert "neither a played task nor a kind" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_clips_command_writes_narrated_shards(tmp_path):
+    out = tmp_path / "clips"
+    assert main(["clips", "--out", str(out), "--num-clips", "12", "--workers", "1", "--tasks",
+                 "harvest_wood,drink_water"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["total"] == 12
+    with tarfile.open(out / "train-000000.tar") as tf:
+        texts = [tf.extractfile(m).read().decode() for m in tf.getmembers() if m.name.endswith(".txt")]
+    assert len(texts) == 12 and all(t.strip() for t in texts)

@@ -1,0 +1,50 @@
+from mineclip.play.cli import main
+from mineclip.play.evalset import EvalsetSettings, record_evalset
+from mineclip.play.record import read_jsonl
+from mineclip.tasks.seeds import EVAL_SEED_START, purpose_of
+
+
+def _evalset(out, tasks, per_label, workers=1, tail=16):
+    return record_evalset(out, EvalsetSettings(tasks, per_label, worlds=2, tail=tail), workers=workers, progress=False)
+
+
+def test_evalset_has_n_successes_and_n_failures_on_eval_worlds(tmp_path):
+    result = _evalset(tmp_path, ["harvest_wood"], 2)
+    recs = read_jsonl(result.labels)
+    assert result.counts == {"harvest_wood": [2, 2]}
+    assert all(r["world_seed"] >= EVAL_SEED_START and r["split"] == "eval" for r in recs)
+    assert {purpose_of(r["world_seed"]) for r in recs} == {"evalset"}
+
+
+def test_evalset_lists_tasks_in_the_order_asked_whatever_finishes_first(tmp_path):
+    # the slower task comes first: parallel workers must not reorder the file (runs are compared byte for byte)
+    result = _evalset(tmp_path, ["make_wood_pickaxe", "harvest_wood"], 1, workers=2)
+    tasks = [r["task_id"] for r in read_jsonl(result.labels)]
+    assert tasks == sorted(tasks, key=["make_wood_pickaxe", "harvest_wood"].index) and len(set(tasks)) == 2
+
+
+def test_evalset_successes_go_on_for_the_tail_after_success(tmp_path):
+    # every reward window that ends within `tail` steps after the success holds it; episodes are
+    # at least 17 frames long, so an early success goes on longer
+    for tail in (3, 9):
+        result = _evalset(tmp_path / str(tail), ["harvest_wood"], 2, tail=tail)
+        successes = [r for r in read_jsonl(result.labels) if r["label"]]
+        assert len(successes) == 2
+        for r in successes:
+            first = r["success"].index(True)
+            assert r["num_steps"] - 1 - first == max(tail, 15 - first)
+
+
+def test_evalset_command_takes_the_tail(tmp_path):
+    out = tmp_path / "ev"
+    assert main(["evalset", "--out", str(out), "--tasks", "harvest_wood", "--per-label", "1", "--workers", "1",
+                 "--tail", "11"]) == 0
+    (success,) = [r for r in read_jsonl(out / "evalset.jsonl") if r["label"]]
+    first = success["success"].index(True)
+    assert success["num_steps"] - 1 - first == max(11, 15 - first)
+
+
+def test_evalset_command_refuses_an_unknown_task_before_playing(tmp_path, capsys):
+    assert main(["evalset", "--out", str(tmp_path / "ev"), "--tasks", "harvest_wod", "--per-label", "1"]) == 1
+    assert "unknown task 'harvest_wod'" in capsys.readouterr().err
+    assert not (tmp_path / "ev").exists()

@@ -1,0 +1,45 @@
+import os
+
+import pytorch_lightning as pl
+import torch
+import torch.distributed as dist
+from pytorch_lightning.callbacks import ModelCheckpoint
+
+from mineclip.train.data import CachedBatchesDataModule
+from mineclip.train.module import MineCLIPModule
+from mineclip.train.strategies import DeepSpeedStrategy
+
+from helpers.models import MICRO
+from helpers.training import data_args
+
+
+def _fit(tmp_path, shards, max_steps, ckpt_path=None):
+    module = MineCLIPModule(MICRO, warmup_steps=1, total_steps=4)
+    ckpt = ModelCheckpoint(dirpath=tmp_path / "ckpt", save_last=True, save_top_k=0, every_n_train_steps=2)
+    trainer = pl.Trainer(
+        accelerator="cpu", devices=1, strategy=DeepSpeedStrategy(stage=2), precision="32-true", max_steps=max_steps,
+        logger=False, enable_progress_bar=False, enable_model_summary=False, limit_val_batches=0,
+        num_sanity_val_steps=0, callbacks=[ckpt], gradient_clip_val=1.0, default_root_dir=tmp_path,
+    )
+    trainer.fit(module, CachedBatchesDataModule(num_batches=2, **data_args(shards)), ckpt_path=ckpt_path)
+    return module, trainer
+
+
+def test_deepspeed_zero2_on_cpu_saves_a_checkpoint_that_loads_back(shards, tmp_path, monkeypatch):
+    monkeypatch.setenv("MASTER_PORT", str(29500 + os.getpid() % 1000))
+    try:
+        module, trainer = _fit(tmp_path, shards, max_steps=2)
+        last = tmp_path / "ckpt" / "last.ckpt"
+        assert last.is_dir() and not (tmp_path / "ckpt" / "last.ckpt.tmp").exists()
+        states = torch.load(last / "checkpoint" / "mp_rank_00_model_states.pt", weights_only=False)
+        assert states["mineclip"]["format_version"] == 1 and states["global_step"] == 2
+        saved = {k.removeprefix("model."): v for k, v in states["module"].items()}
+        for name, p in module.model.state_dict().items():
+            torch.testing.assert_close(saved[name].float(), p.float(), msg=name)
+        assert list((last / "checkpoint").glob("*optim_states.pt"))  # ZeRO-2 optimiser partition
+        # Loads back: resuming continues at step 2 with the saved weights and optimiser state.
+        resumed, trainer2 = _fit(tmp_path, shards, max_steps=4, ckpt_path=str(last))
+        assert trainer2.global_step == 4
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
