@@ -20,7 +20,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mineclip.data.pipeline import ClipDataset, SkipCounter, _shard_samples, expand_urls, make_loader  # noqa: E402
+from mineclip.data.pipeline import ClipDataset, SkipCounter, shard_samples, expand_urls, make_loader  # noqa: E402
 from mineclip.data.shards import ClipShardWriter  # noqa: E402
 from mineclip.data.video import decode_video  # noqa: E402
 
@@ -38,7 +38,7 @@ def synthetic_shards(out: Path, clips: int, num_frames: int, size: tuple[int, in
 
 
 def bench_decord(urls: list[str], num_frames: int) -> float:
-    payloads = [s["mp4"] for s in _shard_samples(iter(urls), SkipCounter())]  # bytes in memory, like the loader
+    payloads = [s["mp4"] for s in shard_samples(iter(urls), SkipCounter())]  # bytes in memory, like the loader
     start = time.perf_counter()
     for payload in payloads:
         decode_video(payload, num_frames=num_frames)

@@ -18,6 +18,17 @@ COMMANDS = {
 }
 
 
+def run_subcommand(parser, argv: list[str] | None, errors: tuple = (KeyError, ValueError, FileNotFoundError)) -> int:
+    """Parse `argv` with a parser whose subcommands set `fn`, run it, and turn `errors` into one line
+    on stderr (`<prog>: <message>`) and exit code 1."""
+    args = parser.parse_args(argv)
+    try:
+        return int(args.fn(args) or 0)
+    except errors as e:
+        print(f"{parser.prog}: {e}", file=sys.stderr)
+        return 1
+
+
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = ["usage: mineclip COMMAND [ARGS...]", "", "commands:"]

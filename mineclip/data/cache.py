@@ -23,8 +23,8 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .pipeline import ClipDataset, DecodeSettings, collate, meta_groups, random_resized_crop_box
-from .video import crop_resize
+from .augment import random_resized_crop
+from .pipeline import ClipDataset, DecodeSettings, collate, meta_groups
 
 
 class CachedClips(IterableDataset):
@@ -96,11 +96,7 @@ class CachedClips(IterableDataset):
         i = rng.choices(range(len(self.clips)), self.weights)[0] if len(self.clips) > 1 else 0
         clips, cum = self.clips[i], self._cum[i]
         clip = clips[rng.randrange(len(clips)) if cum is None else bisect.bisect(cum, rng.random() * cum[-1])]
-        frames = clip["video"]
-        out_h, out_w = self.settings.resolution
-        ratio = (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
-        box = random_resized_crop_box(frames.shape[1], frames.shape[2], self.settings.crop_scale, ratio, rng)
-        frames = crop_resize(frames, box, (out_h, out_w))
+        frames = random_resized_crop(clip["video"], self.settings.resolution, self.settings.crop_scale, None, rng)
         video = torch.from_numpy(np.ascontiguousarray(frames)).permute(0, 3, 1, 2).contiguous()
         return {"video": video, "text": clip["text"], "meta": clip["meta"]}
 

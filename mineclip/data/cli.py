@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -54,23 +55,10 @@ def cmd_build(args) -> int:
     from mineclip.data.build import build_shards, find_videos, plan_jobs, read_captions_csv
 
     try:
-        settings = ExtractSettings(
-            keywords=list(load_keywords(args.keywords)) if args.keywords else None,
-            require_keyword=not args.no_keyword_filter,
-            min_tokens=args.min_tokens,
-            max_tokens=args.max_tokens,
-            long_text=args.long_text,
-            min_clip_seconds=args.min_clip_seconds,
-            max_clip_seconds=args.max_clip_seconds,
-            caption_clip_seconds=args.caption_clip_seconds,
-            num_frames=args.num_frames,
-            height=args.height,
-            width=args.width,
-            aspect=args.aspect,
-            allow_overlap=args.allow_overlap,
-            max_clips_per_video=args.max_clips_per_video,
-            seed=args.seed,
-        )
+        fields = {f.name for f in dataclasses.fields(ExtractSettings)} - {"keywords", "require_keyword"}
+        settings = ExtractSettings(keywords=list(load_keywords(args.keywords)) if args.keywords else None,
+                                   require_keyword=not args.no_keyword_filter,
+                                   **{name: getattr(args, name) for name in fields})
         videos = find_videos(args.input)
         captions = read_captions_csv(args.captions_csv) if args.captions_csv else None
     except (ValueError, FileNotFoundError) as e:
@@ -105,7 +93,7 @@ def cmd_inspect(args) -> int:
     from tqdm import tqdm
 
     from mineclip.data.extract import count_tokens
-    from mineclip.data.pipeline import SkipCounter, _shard_samples, expand_urls
+    from mineclip.data.pipeline import SkipCounter, shard_samples, expand_urls
     from mineclip.data.shards import decode_clip
 
     try:
@@ -119,7 +107,7 @@ def cmd_inspect(args) -> int:
     sheet: list[tuple[np.ndarray, str]] = []
     bad: Counter = Counter()
     shapes: Counter = Counter()
-    for sample in tqdm(_shard_samples(iter(urls), counter), desc="samples", unit="clip"):
+    for sample in tqdm(shard_samples(iter(urls), counter), desc="samples", unit="clip"):
         per_shard[sample["__url__"]] += 1
         try:
             text = sample["txt"].decode("utf-8").strip()

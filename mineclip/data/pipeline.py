@@ -12,7 +12,6 @@ list[dict], skipped dict[str, int] (bad samples this worker dropped since its pr
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import random
@@ -26,7 +25,9 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from mineclip.data.video import VideoDecodeError, crop_resize, open_video, read_frames, resize_frames, uniform_indices
+from mineclip.data.augment import random_resized_crop
+from mineclip.data.shards import TooFewFrames, decode_clip
+from mineclip.data.video import VideoDecodeError, resize_frames
 
 MAX_FRAMES = 32
 SKIP_REASONS = (
@@ -96,7 +97,7 @@ class SkipCounter:
         return out
 
 
-def _shard_samples(urls: Iterator[str], counter: SkipCounter) -> Iterator[dict]:
+def shard_samples(urls: Iterator[str], counter: SkipCounter) -> Iterator[dict]:
     """Raw samples ({__key__, __url__, mp4|npy, txt, json}) of the shards in order."""
     from webdataset.tariterators import group_by_keys, tar_file_expander, url_opener
 
@@ -110,7 +111,7 @@ def _resampled_shards(urls: list[str], rng: random.Random, counter: SkipCounter)
     barren = 0
     while True:
         got = False
-        for sample in _shard_samples(iter([rng.choice(urls)]), counter):
+        for sample in shard_samples(iter([rng.choice(urls)]), counter):
             got = True
             yield sample
         barren = 0 if got else barren + 1
@@ -147,36 +148,13 @@ def _shuffle(samples: Iterator[dict], bufsize: int, rng: random.Random) -> Itera
     yield from buf
 
 
-def random_resized_crop_box(
-    height: int, width: int, scale: tuple[float, float], ratio: tuple[float, float], rng: random.Random
-) -> tuple[int, int, int, int]:
-    """One (top, left, h, w) box as torchvision's RandomResizedCrop draws it (10 tries, then centre crop)."""
-    area = height * width
-    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
-    for _ in range(10):
-        target = area * rng.uniform(*scale)
-        aspect = math.exp(rng.uniform(*log_ratio))
-        w = int(round(math.sqrt(target * aspect)))
-        h = int(round(math.sqrt(target / aspect)))
-        if 0 < w <= width and 0 < h <= height:
-            return rng.randint(0, height - h), rng.randint(0, width - w), h, w
-    in_ratio = width / height
-    if in_ratio < ratio[0]:
-        w, h = width, int(round(width / ratio[0]))
-    elif in_ratio > ratio[1]:
-        h, w = height, int(round(height * ratio[1]))
-    else:
-        w, h = width, height
-    return (height - h) // 2, (width - w) // 2, h, w
-
-
 @dataclass
 class DecodeSettings:
     num_frames: int = 16
     resolution: tuple[int, int] = (160, 256)
     train: bool = True  # random resized crop (one box for all frames) vs plain resize
     crop_scale: tuple[float, float] = (0.8, 1.0)
-    crop_ratio: tuple[float, float] | None = None  # None: target aspect x (3/4, 4/3)
+    crop_ratio: tuple[float, float] | None = None  # None: target aspect x (3/4, 4/3) (see augment.py)
     aspect: str = "crop"  # eval resize of clips whose size differs from resolution
 
 
@@ -199,36 +177,16 @@ def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) ->
         except (UnicodeDecodeError, json.JSONDecodeError):
             meta = {}
     meta.update(key=sample.get("__key__"), url=sample.get("__url__"))
-    t = settings.num_frames
-    if clip_ext == "npy":
-        try:
-            frames = np.load(io.BytesIO(sample["npy"]), allow_pickle=False)
-        except Exception as e:
-            raise BadSample("undecodable_video", f"npy: {e}") from None
-        if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[-1] != 3:
-            raise BadSample("undecodable_video", f"expected uint8 [T, H, W, 3], got {frames.dtype} {list(frames.shape)}")
-        if len(frames) < t:
-            raise BadSample("too_few_frames", f"{len(frames)} < {t}")
-        frames = frames[uniform_indices(len(frames), t)]
-    else:
-        try:
-            reader = open_video(sample["mp4"])
-            n = len(reader)
-            if n < t:
-                raise BadSample("too_few_frames", f"{n} < {t}")
-            frames = read_frames(reader, uniform_indices(n, t), sample["mp4"])
-        except VideoDecodeError as e:
-            raise BadSample("undecodable_video", str(e)) from None
-        except BadSample:
-            raise
-        except Exception as e:
-            raise BadSample("undecodable_video", f"{type(e).__name__}: {e}") from None
+    try:
+        frames = decode_clip(sample, settings.num_frames, allow_fewer=False)
+    except TooFewFrames as e:
+        raise BadSample("too_few_frames", str(e)) from None
+    except VideoDecodeError as e:
+        raise BadSample("undecodable_video", str(e)) from None
     frames = np.ascontiguousarray(frames, dtype=np.uint8)
     out_h, out_w = settings.resolution
     if settings.train:
-        ratio = settings.crop_ratio or (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
-        box = random_resized_crop_box(frames.shape[1], frames.shape[2], settings.crop_scale, ratio, rng)
-        frames = crop_resize(frames, box, (out_h, out_w))
+        frames = random_resized_crop(frames, (out_h, out_w), settings.crop_scale, settings.crop_ratio, rng)
     else:
         frames = resize_frames(frames, (out_h, out_w), settings.aspect)
     video = torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous()
@@ -355,9 +313,9 @@ class ClipDataset(IterableDataset):
         readers, me = world * workers, rank * workers + worker
         urls = [u for source in self.sources for u in source]
         if len(urls) >= readers:
-            yield from _shard_samples(iter(urls[me::readers]), self.counter)
+            yield from shard_samples(iter(urls[me::readers]), self.counter)
             return
-        for i, sample in enumerate(_shard_samples(iter(urls), self.counter)):
+        for i, sample in enumerate(shard_samples(iter(urls), self.counter)):
             if i % readers == me:
                 yield sample
 

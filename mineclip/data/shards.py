@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mineclip.data.video import _check_frames, decode_video, encode_mp4
+from mineclip.data.video import VideoDecodeError, check_frames, encode_mp4, open_video, read_frames, uniform_indices
 
 ENCODINGS = ("mp4", "raw")
 MANIFEST = "manifest.json"
@@ -28,7 +28,7 @@ DEFAULT_MAX_SHARD_BYTES = 256 * 1024 * 1024
 
 def encode_clip(frames: np.ndarray, encoding: str = "mp4", fps: float = 8.0) -> tuple[str, bytes]:
     """Frames -> (member extension, bytes): ("mp4", H.264) or ("npy", raw uint8 array)."""
-    frames = _check_frames(frames)
+    frames = check_frames(frames)
     if encoding == "mp4":
         return "mp4", encode_mp4(frames, fps=fps)
     if encoding == "raw":
@@ -38,20 +38,35 @@ def encode_clip(frames: np.ndarray, encoding: str = "mp4", fps: float = 8.0) -> 
     raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
 
 
-def decode_clip(sample: dict, num_frames: int | None = None) -> np.ndarray:
-    """The frames of a sample dict holding "mp4" or "npy" bytes (all, or num_frames uniformly sampled)."""
-    if "npy" in sample:
-        frames = np.load(io.BytesIO(sample["npy"]), allow_pickle=False)
-        if frames.dtype != np.uint8 or frames.ndim != 4:
-            raise ValueError(f"expected raw uint8 [T, H, W, 3] frames, got {frames.dtype} {list(frames.shape)}")
-        if num_frames:
-            from mineclip.data.video import uniform_indices
+class TooFewFrames(VideoDecodeError):
+    """A clip holds fewer frames than were asked for."""
 
-            frames = frames[uniform_indices(len(frames), num_frames)]
-        return frames
-    if "mp4" in sample:
-        return decode_video(sample["mp4"], num_frames=num_frames)
-    raise KeyError(f"sample {sample.get('__key__')!r} has no 'mp4' or 'npy' member (has {sorted(sample)})")
+
+def decode_clip(sample: dict, num_frames: int | None = None, allow_fewer: bool = True) -> np.ndarray:
+    """The frames uint8 [T, H, W, 3] of a sample holding "mp4" or "npy" bytes: all of them, or
+    `num_frames` sampled uniformly. A clip with fewer frames is sampled with repeats, or with
+    `allow_fewer=False` is a TooFewFrames error; an unreadable one is a VideoDecodeError."""
+    if "npy" in sample:
+        try:
+            frames = np.load(io.BytesIO(sample["npy"]), allow_pickle=False)
+        except Exception as e:  # numpy raises ValueError, EOFError, OSError, ... on broken bytes
+            raise VideoDecodeError(f"npy: {e}") from None
+        if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[-1] != 3:
+            raise VideoDecodeError(f"expected raw uint8 [T, H, W, 3] frames, got {frames.dtype} {list(frames.shape)}")
+        n = len(frames)
+    elif "mp4" in sample:
+        reader = open_video(sample["mp4"])
+        n = len(reader)
+    else:
+        raise KeyError(f"sample {sample.get('__key__')!r} has no 'mp4' or 'npy' member (has {sorted(sample)})")
+    if n == 0:
+        raise VideoDecodeError(f"clip {sample.get('__key__')!r} has no frames")
+    if num_frames and n < num_frames and not allow_fewer:
+        raise TooFewFrames(f"{n} < {num_frames}")
+    indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
+    if "npy" in sample:
+        return frames[indices]
+    return read_frames(reader, indices, sample["mp4"])
 
 
 def shard_name(prefix: str, index: int) -> str:

@@ -16,7 +16,8 @@ class VideoDecodeError(ValueError):
     """A video could not be decoded (truncated, corrupt, empty or unknown format)."""
 
 
-def _check_frames(frames: np.ndarray) -> np.ndarray:
+def check_frames(frames: np.ndarray) -> np.ndarray:
+    """The frames as uint8 [T, H, W, 3] with T >= 1, or a ValueError saying what came."""
     frames = np.asarray(frames)
     if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[-1] != 3 or len(frames) == 0:
         raise ValueError(f"expected uint8 frames [T, H, W, 3] with T >= 1, got {frames.dtype} {list(frames.shape)}")
@@ -32,7 +33,7 @@ def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str 
     """
     import av
 
-    frames = _check_frames(frames)
+    frames = check_frames(frames)
     _, h, w, _ = frames.shape
     if h % 2 or w % 2:
         raise ValueError(f"H.264 yuv420p needs even height and width, got {h}x{w}")
@@ -177,7 +178,7 @@ def resize_frames(frames: np.ndarray, size: tuple[int, int], aspect: str = "crop
     aspect: "crop" scales to cover then centre-crops, "pad" scales to fit then pads with black,
     "stretch" ignores the aspect ratio.
     """
-    frames = _check_frames(frames)
+    frames = check_frames(frames)
     out_h, out_w = size
     _, h, w, _ = frames.shape
     if aspect not in ASPECT_MODES:

@@ -26,7 +26,9 @@ from mineclip.tasks.seeds import world_seeds
 AGENT_MIX = (("scripted", 0.6), ("noisy", 0.15), ("near_miss", 0.1), ("wrong_target", 0.1), ("random", 0.05))
 
 
-def _clip_job(job: dict) -> list[tuple[str, bytes, str, dict]]:
+def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
+    """Play one planned episode (`plan_episodes`) and return its narrated clips, encoded:
+    (member extension, bytes, caption, metadata) each."""
     from mineclip.data.shards import encode_clip
     from mineclip.data.video import encode_mp4
 
@@ -170,7 +172,7 @@ def make_clips(out_dir: str | os.PathLike, settings: ClipSettings | None = None,
         pool = worker_pool(workers) if workers > 1 else None
         try:
             jobs = _jobs_until_enough(settings)
-            it = pool.imap(_clip_job, jobs, chunksize=4) if pool else map(_clip_job, jobs)
+            it = pool.imap(episode_clips, jobs, chunksize=4) if pool else map(episode_clips, jobs)
             for clips in it:
                 for ext, payload, text, meta in clips:
                     if written >= settings.num_clips:

@@ -99,12 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.fn(args) or 0)
-    except (KeyError, ValueError, FileNotFoundError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    from mineclip.cli import run_subcommand
+
+    return run_subcommand(build_parser(), argv)
 
 
 if __name__ == "__main__":

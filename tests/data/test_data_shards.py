@@ -6,12 +6,12 @@ import pytest
 
 from mineclip.data.build import build_shards, find_videos, plan_jobs
 from mineclip.data.extract import ExtractSettings
-from mineclip.data.pipeline import _shard_samples, SkipCounter, expand_urls
+from mineclip.data.pipeline import shard_samples, SkipCounter, expand_urls
 from mineclip.data.shards import ClipShardWriter, decode_clip, read_manifest
 
 
 def _read_all(folder):
-    return list(_shard_samples(iter(expand_urls(str(folder))), SkipCounter()))
+    return list(shard_samples(iter(expand_urls(str(folder))), SkipCounter()))
 
 
 @pytest.mark.parametrize("encoding", ["mp4", "raw"])

@@ -39,12 +39,12 @@ def test_fights_name_the_sword_in_the_inventory():
 
 
 def test_idle_windows_are_mostly_dropped_from_training_clips():
-    from mineclip.play.clips import ClipSettings, _clip_job, plan_episodes
+    from mineclip.play.clips import ClipSettings, episode_clips, plan_episodes
 
     jobs = plan_episodes(ClipSettings(40, tasks=["harvest_wood"], seed=3, encoding="raw", idle_keep=0.0))[:3]
     none = plan_episodes(ClipSettings(40, tasks=["harvest_wood"], seed=3, encoding="raw", idle_keep=1.0))[:3]
-    kept = [m["event"] for j in jobs for *_, m in _clip_job(j)]
-    everything = [m["event"] for j in none for *_, m in _clip_job(j)]
+    kept = [m["event"] for j in jobs for *_, m in episode_clips(j)]
+    everything = [m["event"] for j in none for *_, m in episode_clips(j)]
     assert kept and None not in kept
     assert None in everything and len(everything) > len(kept)
     assert sorted(map(str, kept)) == sorted(str(e) for e in everything if e is not None)

@@ -14,12 +14,11 @@ from mineclip.train.module import MineCLIPModule
 from helpers.models import MICRO
 from helpers.training import data_args
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def cli_args(config: str, shards: dict, tmp_path, *extra: str) -> list[str]:
     return [
-        "fit", "--config", os.path.join(ROOT, "configs", config),
+        "fit", "--config", config,
         "--model.model_config", MICRO,
         "--data", "mineclip.data.datamodule.ClipDataModule",
         "--data.init_args", json.dumps(data_args(shards)),
@@ -31,12 +30,12 @@ def cli_args(config: str, shards: dict, tmp_path, *extra: str) -> list[str]:
 
 
 def test_fast_dev_run_of_the_tiny_config_on_shards(shards, tmp_path, recwarn):
-    assert main(cli_args("tiny.yaml", shards, tmp_path, "--trainer.fast_dev_run", "2")) == 0
+    assert main(cli_args("tiny", shards, tmp_path, "--trainer.fast_dev_run", "2")) == 0
     assert not [w for w in recwarn if "args parameter" in str(w.message)]  # pytest's own argv is hidden
 
 
 def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(shards, tmp_path):
-    rc = main(cli_args("tiny.yaml", shards, tmp_path, "--trainer.max_epochs", "1", "--model.warmup_steps", "2", "--trainer.log_every_n_steps", "1"))
+    rc = main(cli_args("tiny", shards, tmp_path, "--trainer.max_epochs", "1", "--model.warmup_steps", "2", "--trainer.log_every_n_steps", "1"))
     assert rc == 0
     ckpt_dir = tmp_path / "ckpt"
     names = sorted(os.listdir(ckpt_dir))
@@ -56,7 +55,7 @@ def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(sha
 
 def test_last_ckpt_holds_the_final_step_when_training_ends_between_two_saves(shards, tmp_path):
     # 2 epochs of 4 steps, last.ckpt every 3 steps: Lightning alone stops at step 6
-    rc = main(cli_args("tiny.yaml", shards, tmp_path, "--trainer.max_epochs", "2", "--trainer.limit_val_batches", "0",
+    rc = main(cli_args("tiny", shards, tmp_path, "--trainer.max_epochs", "2", "--trainer.limit_val_batches", "0",
                        "--checkpoint.monitor", "null", "--checkpoint.save_top_k", "0",
                        "--last_checkpoint.every_n_train_steps", "3"))
     assert rc == 0

@@ -1,0 +1,43 @@
+"""Augmentation of training clips: one random resized crop box for all frames of a clip."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from .video import crop_resize
+
+
+def random_resized_crop_box(
+    height: int, width: int, scale: tuple[float, float], ratio: tuple[float, float], rng: random.Random
+) -> tuple[int, int, int, int]:
+    """One (top, left, h, w) box as torchvision's RandomResizedCrop draws it (10 tries, then centre crop)."""
+    area = height * width
+    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
+    for _ in range(10):
+        target = area * rng.uniform(*scale)
+        aspect = math.exp(rng.uniform(*log_ratio))
+        w = int(round(math.sqrt(target * aspect)))
+        h = int(round(math.sqrt(target / aspect)))
+        if 0 < w <= width and 0 < h <= height:
+            return rng.randint(0, height - h), rng.randint(0, width - w), h, w
+    in_ratio = width / height
+    if in_ratio < ratio[0]:
+        w, h = width, int(round(width / ratio[0]))
+    elif in_ratio > ratio[1]:
+        h, w = height, int(round(height * ratio[1]))
+    else:
+        w, h = width, height
+    return (height - h) // 2, (width - w) // 2, h, w
+
+
+def random_resized_crop(frames: np.ndarray, size: tuple[int, int], scale: tuple[float, float],
+                        ratio: tuple[float, float] | None, rng: random.Random) -> np.ndarray:
+    """uint8 frames [T, H, W, 3] cropped to one random box (temporally consistent, as in the paper)
+    and resized to size (height, width). `ratio` defaults to the target's aspect x (3/4, 4/3)."""
+    out_h, out_w = size
+    ratio = ratio or (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
+    box = random_resized_crop_box(frames.shape[1], frames.shape[2], scale, ratio, rng)
+    return crop_resize(frames, box, (out_h, out_w))
