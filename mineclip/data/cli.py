@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
-from collections import Counter
 from pathlib import Path
 
 from mineclip.data.extract import ExtractSettings, load_keywords
@@ -89,106 +87,26 @@ def cmd_build(args) -> int:
 
 
 def cmd_inspect(args) -> int:
-    import numpy as np
-    from tqdm import tqdm
-
-    from mineclip.data.extract import count_tokens
-    from mineclip.data.pipeline import SkipCounter, shard_samples, expand_urls
-    from mineclip.data.shards import decode_clip
+    from mineclip.data.inspect import inspect_shards
 
     try:
-        urls = expand_urls(args.shards)
+        r = inspect_shards(args.shards, args.out, num_clips=args.num_clips, frames=args.frames, check=args.check)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    counter = SkipCounter()
-    per_shard: Counter = Counter()
-    lengths: list[int] = []
-    sheet: list[tuple[np.ndarray, str]] = []
-    bad: Counter = Counter()
-    shapes: Counter = Counter()
-    for sample in tqdm(shard_samples(iter(urls), counter), desc="samples", unit="clip"):
-        per_shard[sample["__url__"]] += 1
-        try:
-            text = sample["txt"].decode("utf-8").strip()
-        except (KeyError, UnicodeDecodeError):
-            bad["bad_or_missing_text"] += 1
-            continue
-        lengths.append(count_tokens(text))
-        if len(sheet) < args.num_clips or args.check:
-            try:
-                frames = decode_clip(sample)
-            except Exception:
-                bad["undecodable_video"] += 1
-                continue
-            shapes[tuple(frames.shape)] += 1
-            if len(sheet) < args.num_clips:
-                sheet.append((frames, text))
-    total = sum(per_shard.values())
-    print(f"{total} samples in {len(per_shard)}/{len(urls)} readable shards")
-    for url in urls:
-        print(f"  {url}: {per_shard.get(url, 0)}")
-    if counter.counts:
-        print("shard errors: " + ", ".join(f"{k}={v}" for k, v in counter.counts.items()))
-    if bad:
-        print("bad samples: " + ", ".join(f"{k}={v}" for k, v in sorted(bad.items())))
-    if shapes:
-        print("clip shapes [T, H, W, 3]: " + ", ".join(f"{list(s)} x{n}" for s, n in shapes.most_common()))
-    if lengths:
-        arr = np.asarray(lengths)
-        print(f"caption tokens: min {arr.min()} median {int(np.median(arr))} max {arr.max()}")
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        if lengths:
-            _plot_lengths(lengths, out / "caption_lengths.png")
-            print(f"wrote {out / 'caption_lengths.png'}")
-        if sheet:
-            _contact_sheet(sheet, args.frames, out / "contact_sheet.png")
-            print(f"wrote {out / 'contact_sheet.png'}")
-        (out / "inspect.json").write_text(
-            json.dumps({"total": total, "per_shard": dict(per_shard), "bad": dict(bad), "shard_errors": dict(counter.counts)}, indent=1) + "\n"
-        )
-    return 0 if total and not counter.counts else 1
-
-
-def _plot_lengths(lengths: list[int], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(lengths, bins=range(0, 79, 2), color="#4a7")
-    ax.set_xlabel("caption length (CLIP tokens, with start/end)")
-    ax.set_ylabel("clips")
-    ax.set_title(f"{len(lengths)} captions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _contact_sheet(clips, frames_per_clip: int, path: Path) -> None:
-    import textwrap
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from mineclip.data.video import uniform_indices
-
-    rows = len(clips)
-    fig, axes = plt.subplots(rows, 1, figsize=(frames_per_clip * 1.6, rows * 1.6), squeeze=False)
-    for ax, (frames, text) in zip(axes[:, 0], clips):
-        picked = frames[uniform_indices(len(frames), min(frames_per_clip, len(frames)))]
-        strip = (picked.transpose(1, 0, 2, 3).reshape(frames.shape[1], -1, 3))
-        ax.imshow(strip)
-        ax.set_axis_off()
-        ax.set_title("\n".join(textwrap.wrap(text, 140)[:2]), fontsize=7, loc="left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    print(f"{r.total} samples in {sum(1 for n in r.per_shard.values() if n)}/{len(r.per_shard)} readable shards")
+    for url, n in r.per_shard.items():
+        print(f"  {url}: {n}")
+    for title, counts in (("shard errors", r.shard_errors), ("bad samples", r.bad)):
+        if counts:
+            print(f"{title}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    if r.shapes:
+        print("clip shapes [T, H, W, 3]: " + ", ".join(f"{list(s)} x{n}" for s, n in r.shapes.most_common()))
+    if r.caption_tokens:
+        print("caption tokens: min {min} median {median} max {max}".format(**r.caption_tokens))
+    for path in r.written:
+        print(f"wrote {path}")
+    return 0 if r.total and not r.shard_errors else 1
 
 
 def main(argv: list[str] | None = None) -> int:

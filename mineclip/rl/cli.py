@@ -10,25 +10,17 @@ curves.png (table 1 of the MineDojo paper). Finished runs (DIR/runs/...) are reu
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing
 import shlex
 import sys
-import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict
 from pathlib import Path
 
-from tqdm import tqdm
-
-from .envs import VARIANTS
-from .report import markdown, write_report
 from mineclip.tasks.negatives import POLICIES
 
-from .train import PROGRESS, RESULT, PPOSettings, RunConfig
+from .envs import VARIANTS
+from .runs import UNTRAINED
+from .train import PPOSettings, RunConfig
 
 DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
-UNTRAINED = "untrained-tiny"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,18 +59,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _untrained_artifact(out: Path) -> str:
-    from mineclip.model.artifact import save_artifact
-    from mineclip.model import MineCLIP, get_config
-    import torch
-
-    path = out / "untrained-tiny-artifact"
-    if not (path / "config.json").is_file():
-        torch.manual_seed(0)
-        save_artifact(MineCLIP(get_config("tiny")), path, source={"kind": "untrained", "name": UNTRAINED})
-    return str(path)
-
-
 def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     """The runs `mineclip rl` trains for its arguments."""
     tasks = [t for t in args.tasks.split(",") if t]
@@ -103,115 +83,36 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
             for s in range(args.seeds) for t in tasks for v in variants]
 
 
-def _done(cfg: RunConfig, out: Path) -> bool:
-    path = cfg.run_dir(out) / RESULT
-    if not path.is_file():
-        return False
-    try:
-        return json.loads(path.read_text())["config"] == json.loads(json.dumps(asdict(cfg)))
-    except (ValueError, KeyError):
-        return False
-
-
-def _progress(cfg: RunConfig, out: Path, steps: int) -> int:
-    try:
-        return min(steps, int((cfg.run_dir(out) / PROGRESS).read_text()))
-    except (OSError, ValueError):
-        return 0
-
-
-def _run_one(cfg: RunConfig, out: str) -> dict:
-    from .train import run
-
-    return run(cfg, out)
-
-
-def _artifact_meta(artifact: str) -> dict:
-    try:
-        from mineclip.model.artifact import read_artifact_config
-
-        c = read_artifact_config(artifact)
-    except Exception as e:  # the table is still worth writing
-        return {"artifact": f"{artifact} (unreadable: {e})"}
-    src = c.get("source") or {}
-    metrics = (c.get("training") or {}).get("metrics") or {}
-    desc = f"{artifact} ({src.get('kind', '?')}, {c.get('parameters', 0):,} parameters"
-    return {"artifact": desc + (f", metrics {metrics}" if metrics else "") + ")"}
-
-
 def main(argv: list[str] | None = None) -> int:
+    from .report import markdown, write_report
+    from .runs import UNTRAINED, artifact_meta, run_all, untrained_artifact
+
     args = build_parser().parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
-    artifact = _untrained_artifact(out) if args.model == UNTRAINED else args.model
-    meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)}
-    meta.update(_artifact_meta(artifact))
-    if args.report_only:
-        summary = write_report(out, meta)
-        print(markdown(summary, meta))
-        return 0
-    try:
-        configs = run_configs(args, artifact)
-    except (ValueError, KeyError) as e:
-        print(f"mineclip rl: {e}", file=sys.stderr)
-        return 2
-    todo = [c for c in configs if args.force or not _done(c, out)]
-    print(f"{len(configs)} runs ({len(configs) - len(todo)} already done), {args.steps:,} steps each, "
-          f"{args.workers} worker(s); artifact {artifact}")
-    failures = []
-    bar = tqdm(total=len(todo) * args.steps, desc="rl env steps", unit="step", unit_scale=True)
-    finished: set[int] = set()
-
-    def advance(k: int, r: dict | None = None, error: Exception | None = None) -> None:
-        cfg = todo[k]
-        if error is not None:
-            failures.append((cfg, error))
-        else:
-            bar.set_postfix_str(f"{len(finished) + 1}/{len(todo)} runs; {cfg.task}/{cfg.variant}/s{cfg.seed}: "
-                                f"{100 * r['success_rate']:.0f}%")
-        finished.add(k)
-
-    def refresh() -> None:
-        done = sum(args.steps if k in finished else _progress(c, out, args.steps) for k, c in enumerate(todo))
-        bar.update(done - bar.n)
-
-    if args.workers <= 1:
-        for k, cfg in enumerate(todo):
-            try:
-                advance(k, _run_one(cfg, str(out)))
-            except Exception as e:  # report and continue with the other runs
-                advance(k, error=e)
-            refresh()
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=args.workers, mp_context=ctx) as pool:
-            futures = {pool.submit(_run_one, cfg, str(out)): k for k, cfg in enumerate(todo)}
-            pending = set(futures)
-            while pending:
-                done, pending = wait(pending, timeout=5, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    try:
-                        advance(futures[fut], fut.result())
-                    except Exception as e:
-                        advance(futures[fut], error=e)
-                refresh()
-    bar.close()
-    wall = time.time() - t0
-    meta["wall time"] = f"{wall / 60:.1f} min for {len(todo)} runs on {args.workers} worker(s)"
+    artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
+    meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv), **artifact_meta(artifact)}
+    if not args.report_only:
+        try:
+            configs = run_configs(args, artifact)
+        except (ValueError, KeyError) as e:
+            print(f"mineclip rl: {e}", file=sys.stderr)
+            return 2
+        print(f"{len(configs)} runs, {args.steps:,} steps each, {args.workers} worker(s); artifact {artifact}")
+        done = run_all(configs, out, args.workers, args.force)
+        meta["wall time"] = (f"{done.seconds / 60:.1f} min for {len(configs) - done.reused} runs on "
+                             f"{args.workers} worker(s)")
+        for cfg, err in done.failures:
+            print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(err).__name__}: {err}", file=sys.stderr)
     try:
         summary = write_report(out, meta)
     except FileNotFoundError as e:
-        for cfg, err in failures:
-            print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(err).__name__}: {err}", file=sys.stderr)
         print(f"mineclip rl: {e}", file=sys.stderr)
         return 1
     (out / "command.txt").write_text(meta["command"] + "\n")
     print(markdown(summary, meta))
     print(f"table: {out / 'table.md'}  json: {out / 'table.json'}  curves: {out / 'curves.png'}")
-    for cfg, e in failures:
-        print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(e).__name__}: {e}", file=sys.stderr)
-    return 1 if failures else 0
+    return 1 if not args.report_only and done.failures else 0
 
 
 if __name__ == "__main__":
