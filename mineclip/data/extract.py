@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mineclip.data.transcripts import Segment
-from mineclip.data.video import ASPECT_MODES, VideoDecodeError, open_video, read_frames, resize_frames
+from mineclip.data.video import ASPECT_MODES, VideoDecodeError, open_video, resize_frames
 
 CONTEXT_LENGTH = 77
 
@@ -301,7 +301,7 @@ def extract_video(
     try:
         reader = open_video(source)
         num_available = len(reader)
-        fps = float(reader.get_avg_fps())
+        fps = reader.fps
         if not fps > 0:
             raise VideoDecodeError(f"video reports no frame rate: {source}")
     except VideoDecodeError as e:
@@ -325,7 +325,7 @@ def extract_video(
     for k, plan in enumerate(plans):
         idx = frame_indices(plan.start, plan.end, fps, num_available, settings.num_frames)
         try:
-            frames = read_frames(reader, idx, source)
+            frames = reader.frames(idx)
         except VideoDecodeError as e:
             result.dropped["undecodable_frames"] += 1
             result.detail = f"cannot decode frames {idx.min()}..{idx.max()} of {source}: {e}"

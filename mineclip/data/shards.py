@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mineclip.data.video import VideoDecodeError, check_frames, encode_mp4, open_video, read_frames, uniform_indices
+from mineclip.data.video import VideoDecodeError, check_frames, encode_mp4, open_video, uniform_indices
 
 ENCODINGS = ("mp4", "raw")
 MANIFEST = "manifest.json"
@@ -66,7 +66,7 @@ def decode_clip(sample: dict, num_frames: int | None = None, allow_fewer: bool =
     indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
     if "npy" in sample:
         return frames[indices]
-    return read_frames(reader, indices, sample["mp4"])
+    return reader.frames(indices)
 
 
 def shard_name(prefix: str, index: int) -> str:

@@ -1,4 +1,5 @@
-"""Video encoding (H.264 mp4 through PyAV) and decoding (decord), from and to uint8 arrays.
+"""Video encoding (H.264 mp4 through PyAV) and decoding (the backend `mineclip.data.decoders`
+chooses), from and to uint8 arrays, and resizing.
 
 Frames are always uint8 RGB arrays shaped [T, H, W, 3].
 """
@@ -12,8 +13,7 @@ from pathlib import Path
 import numpy as np
 
 
-class VideoDecodeError(ValueError):
-    """A video could not be decoded (truncated, corrupt, empty or unknown format)."""
+from .decoders import VideoDecodeError, VideoReader, open_video  # noqa: F401  (re-exported)
 
 
 def check_frames(frames: np.ndarray) -> np.ndarray:
@@ -69,37 +69,11 @@ def write_mp4(path: str | os.PathLike, frames: np.ndarray, fps: float = 8.0, **k
     return path
 
 
-def _reader(source: str | os.PathLike | bytes):
-    import decord
-
-    try:
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            if len(source) == 0:
-                raise VideoDecodeError("empty video bytes")
-            return decord.VideoReader(io.BytesIO(bytes(source)), ctx=decord.cpu(0), num_threads=1)
-        path = Path(source)
-        if not path.is_file():
-            raise VideoDecodeError(f"video file not found: {path}")
-        return decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
-    except VideoDecodeError:
-        raise
-    except Exception as e:  # decord raises its own DECORDError and RuntimeError kinds
-        raise VideoDecodeError(f"cannot open video {_describe(source)}: {e}") from e
-
-
-def _describe(source) -> str:
-    return f"<{len(source)} bytes>" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
-
-
 def video_info(source: str | os.PathLike | bytes) -> dict:
-    """Frame count, fps, duration in seconds, height and width of a video."""
-    vr = _reader(source)
-    n = len(vr)
-    if n == 0:
-        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
-    fps = float(vr.get_avg_fps()) or 0.0
-    h, w = vr[0].shape[:2]
-    return {"frames": n, "fps": fps, "duration": n / fps if fps > 0 else 0.0, "height": h, "width": w}
+    """Frame count (the frames the file holds), fps, duration in seconds, height and width of a video."""
+    r = open_video(source)
+    return {"frames": r.num_frames, "fps": r.fps, "duration": r.num_frames / r.fps if r.fps > 0 else 0.0,
+            "height": r.height, "width": r.width, "backend": r.backend}
 
 
 def decode_video(
@@ -108,49 +82,11 @@ def decode_video(
     num_frames: int | None = None,
 ) -> np.ndarray:
     """Decode a video to uint8 [T, H, W, 3]: all frames, the given indices, or `num_frames` sampled uniformly."""
-    vr = _reader(source)
-    n = len(vr)
-    if n == 0:
-        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
+    reader = open_video(source)
+    n = len(reader)
     if indices is None:
         indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
-    indices = np.asarray(indices, dtype=np.int64)
-    if len(indices) and (indices.min() < 0 or indices.max() >= n):
-        raise VideoDecodeError(f"frame indices out of range for a {n}-frame video: {indices.min()}..{indices.max()}")
-    return read_frames(vr, indices, source)
-
-
-def read_frames(reader, indices, source: str | os.PathLike | bytes | None = None) -> np.ndarray:
-    """Frames at indices from an open reader; falls back to PyAV where decord fails (e.g. odd row padding)."""
-    indices = np.asarray(indices, dtype=np.int64)
-    try:
-        frames = reader.get_batch(list(indices)).asnumpy()
-    except Exception as e:
-        if source is None:
-            raise VideoDecodeError(f"cannot decode frames: {e}") from e
-        try:
-            frames = _decode_with_av(source, indices)
-        except Exception as e2:
-            raise VideoDecodeError(f"cannot decode frames of {_describe(source)}: {e}; PyAV: {e2}") from e2
-    return np.ascontiguousarray(frames, dtype=np.uint8)
-
-
-def _decode_with_av(source, indices: np.ndarray) -> np.ndarray:
-    import av
-
-    src = io.BytesIO(bytes(source)) if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
-    wanted = set(int(i) for i in indices)
-    got: dict[int, np.ndarray] = {}
-    with av.open(src) as container:
-        for i, frame in enumerate(container.decode(video=0)):
-            if i in wanted:
-                got[i] = frame.to_ndarray(format="rgb24")
-            if i >= max(wanted):
-                break
-    missing = wanted - got.keys()
-    if missing:
-        raise VideoDecodeError(f"frames {sorted(missing)[:5]} not found")
-    return np.stack([got[int(i)] for i in indices])
+    return reader.frames(indices)
 
 
 def uniform_indices(num_available: int, num_frames: int) -> np.ndarray:
@@ -159,14 +95,6 @@ def uniform_indices(num_available: int, num_frames: int) -> np.ndarray:
         raise ValueError(f"need at least one frame, got {num_available} available, {num_frames} asked")
     edges = np.linspace(0, num_available, num_frames + 1)
     return np.minimum(((edges[:-1] + edges[1:]) / 2).astype(np.int64), num_available - 1)
-
-
-def open_video(source: str | os.PathLike | bytes):
-    """Open a video once for repeated frame access; returns a decord VideoReader (len, get_batch, get_avg_fps)."""
-    vr = _reader(source)
-    if len(vr) == 0:
-        raise VideoDecodeError(f"video has no frames: {_describe(source)}")
-    return vr
 
 
 ASPECT_MODES = ("crop", "pad", "stretch")
