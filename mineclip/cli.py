@@ -31,7 +31,7 @@ def run_subcommand(parser, argv: list[str] | None, errors: tuple = (KeyError, Va
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = ["usage: mineclip COMMAND [ARGS...]", "", "commands:"]
+    lines = ["usage: mineclip [--version] COMMAND [ARGS...]", "", "commands:"]
     lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
     lines += ["", "Run `mineclip COMMAND --help` for a command's options."]
     return "\n".join(lines)
@@ -42,12 +42,23 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0
+    if argv[0] in ("-V", "--version"):
+        from mineclip import __version__
+
+        print(f"mineclip {__version__}")
+        return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         print(f"mineclip: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main(rest) or 0)
+    from mineclip.extras import MissingExtraError
+
+    try:
+        module = importlib.import_module(COMMANDS[name][0])
+        return int(module.main(rest) or 0)
+    except MissingExtraError as e:
+        print(f"mineclip {name}: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

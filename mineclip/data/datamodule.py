@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from mineclip.extras import require
+
+require("pytorch_lightning", feature="the training data module (mineclip.data.datamodule)")
+
 import os
 from collections import Counter
 

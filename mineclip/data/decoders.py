@@ -245,7 +245,10 @@ def choose_backend(requested: str | None = None) -> str:
             return name
         if name == "torchcodec" and importlib.util.find_spec("torchcodec") is not None:
             warnings.warn(f"TorchCodec is installed but {why}; decoding with PyAV", stacklevel=2)
-    raise VideoDecodeError("no video backend loads: install PyAV (pip install av)")
+    from mineclip.extras import require
+
+    require("av", feature="decoding video")  # not installed: a one-line error naming the extra
+    raise VideoDecodeError(f"no video backend loads: {backend_loads('pyav')}")
 
 
 def open_video(source, backend: str | None = None) -> VideoReader:

@@ -28,6 +28,9 @@ from torch.utils.data import IterableDataset, get_worker_info
 from mineclip.data.augment import random_resized_crop
 from mineclip.data.shards import TooFewFrames, decode_clip
 from mineclip.data.video import VideoDecodeError, resize_frames
+from mineclip.extras import require
+
+require("webdataset", "braceexpand", feature="reading clip shards (mineclip.data.pipeline)")
 
 MAX_FRAMES = 32
 SKIP_REASONS = (

@@ -31,6 +31,9 @@ def encode_mp4(frames: np.ndarray, fps: float = 8.0, crf: int = 18, preset: str 
     threads: x264 threads, 0 = x264's choice (several per core). Worker pools that already keep every
     core busy encode short clips faster with 1, and the bytes then do not depend on the machine's cores.
     """
+    from mineclip.extras import require
+
+    require("av", feature="encoding video")
     import av
 
     frames = check_frames(frames)

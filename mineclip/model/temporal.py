@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch import nn
-from x_transformers import Encoder
-from x_transformers.x_transformers import AbsolutePositionalEmbedding
+
+with warnings.catch_warnings():
+    # x-transformers decorates a helper with torch.jit.script at import, which torch 2.10+ reports as
+    # deprecated on every run; the warning is about x-transformers' code, not anything done here
+    warnings.filterwarnings("ignore", message=r"`torch\.jit\.script` is deprecated", category=FutureWarning)
+    from x_transformers import Encoder
+    from x_transformers.x_transformers import AbsolutePositionalEmbedding
 
 from .config import TemporalConfig
 

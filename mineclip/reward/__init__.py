@@ -15,11 +15,15 @@ from .reward import (
 from .episodes import RewardTracker, RunningStats, TrackedStep
 
 
-def __getattr__(name):  # the wrappers import gymnasium; load them on first use
+def __getattr__(name):  # the wrappers import gymnasium, the SB3 one stable-baselines3: load them on first use
     if name in ("MineCLIPReward", "MineCLIPRewardVec"):
         from . import wrappers
 
         return getattr(wrappers, name)
+    if name == "MineCLIPVecEnvReward":
+        from . import sb3
+
+        return sb3.MineCLIPVecEnvReward
     raise AttributeError(name)
 
 
@@ -28,6 +32,7 @@ __all__ = [
     "MODES",
     "MineCLIPReward",
     "MineCLIPRewardVec",
+    "MineCLIPVecEnvReward",
     "RewardFunction",
     "RewardModel",
     "RewardStream",

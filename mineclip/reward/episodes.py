@@ -33,23 +33,27 @@ COMBINES = ("add", "replace")
 
 
 class RunningStats:
-    """Mean, std, min and max of the learned reward over every step seen (to log its scale)."""
+    """Mean, std, min and max of the learned reward over every step seen (to log its scale); the
+    moments are gymnasium's `RunningMeanStd` (the one stable-baselines3 and NormalizeReward use)."""
 
     def __init__(self):
-        self.n, self.mean, self.m2, self.min, self.max = 0, 0.0, 0.0, math.inf, -math.inf
+        from gymnasium.wrappers.utils import RunningMeanStd
+
+        self.moments = RunningMeanStd(shape=())
+        self.n, self.min, self.max = 0, math.inf, -math.inf
 
     def update(self, values) -> None:
-        for x in np.atleast_1d(np.asarray(values, dtype=np.float64)):
-            self.n += 1
-            d = x - self.mean
-            self.mean += d / self.n
-            self.m2 += d * (x - self.mean)
-            self.min, self.max = min(self.min, x), max(self.max, x)
+        x = np.atleast_1d(np.asarray(values, dtype=np.float64))
+        if x.size:
+            self.moments.update(x)
+            self.n += int(x.size)
+            self.min, self.max = min(self.min, float(x.min())), max(self.max, float(x.max()))
 
     def summary(self) -> dict:
-        std = math.sqrt(self.m2 / self.n) if self.n else 0.0
-        return {"steps": self.n, "mean": self.mean, "std": std, "min": self.min if self.n else 0.0,
-                "max": self.max if self.n else 0.0}
+        if not self.n:
+            return {"steps": 0, "mean": 0.0, "std": 0.0, "min": 0.0, "max": 0.0}
+        return {"steps": self.n, "mean": float(self.moments.mean), "std": float(np.sqrt(self.moments.var)),
+                "min": self.min, "max": self.max}
 
 
 @dataclass

@@ -47,7 +47,7 @@ def make_tracker(reward: RewardFunction | None, reward_model, prompt, negatives,
     return RewardTracker(reward, num_envs, combine, coef)
 
 
-class MineCLIPReward(gym.Wrapper):
+class MineCLIPReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Adds (or substitutes) the MineCLIP reward of `prompt`.
 
     combine="add": env reward + coef * MineCLIP reward -- the paper's setup, where the env reward
@@ -60,7 +60,10 @@ class MineCLIPReward(gym.Wrapper):
                  prompt: str | None = None, negatives: Sequence[str] | None = None, mode: str = "direct",
                  combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
                  frame_fn: Callable[[Any], np.ndarray] | None = None):
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, reward=reward, reward_model=reward_model, prompt=prompt,
+                                                 negatives=negatives, mode=mode, combine=combine, coef=coef,
+                                                 frame_key=frame_key, frame_fn=frame_fn)
+        gym.Wrapper.__init__(self, env)
         self.tracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef, num_envs=1)
         self.fn = self.tracker.fn
         self.frame_key, self.frame_fn = frame_key, frame_fn

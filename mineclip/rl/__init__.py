@@ -1,5 +1,9 @@
 """RL on the task suite with the learned reward: frame-feature policy input, PPO runs, table 1."""
 
+from mineclip.extras import require
+
+require("stable_baselines3", "gymnasium", feature="RL with the learned reward (mineclip.rl)")
+
 __all__ = ["FrameFeatures", "RunConfig", "PPOSettings", "run", "write_report"]
 
 

@@ -6,6 +6,7 @@ from typing import Sequence
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 # The reward variants of the MineDojo paper's table 1, in units of the success bonus (= 1).
@@ -60,7 +61,8 @@ def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
     env = make_env(task_id, dense_reward=variant == "dense", max_steps=max_steps)
     if variant == "dense" and task.reward:
         env = ScaleReward(env, 1.0 / float(task.reward.get("success", 200.0)))
-    return WorldPool(env, worlds, seed)
+    # stable-baselines3's episode statistics (info["episode"]: return, length, is_success)
+    return Monitor(WorldPool(env, worlds, seed), info_keywords=("is_success",))
 
 
 def make_vec_env(task_id: str, variant: str, num_envs: int, worlds: Sequence[int], seed: int,

@@ -19,7 +19,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from mineclip.reward import RewardFunction, RewardModel
 from mineclip.reward.episodes import RewardTracker
-from mineclip.reward.wrappers import extract_frame
+from mineclip.reward.sb3 import frames_of, step_frames
 
 
 class FrameFeatures(VecEnvWrapper):
@@ -69,14 +69,6 @@ class FrameFeatures(VecEnvWrapper):
         h = self.history if ids is None else self.history[ids]
         return self._normalise(h).reshape(len(h), -1).numpy().astype(np.float32)
 
-    @staticmethod
-    def _frames(obs) -> np.ndarray:
-        frames = extract_frame(obs)
-        if frames is None:
-            raise ValueError(f"expected uint8 RGB frames [N, H, W, 3] from the env, got "
-                             f"{getattr(obs, 'dtype', type(obs).__name__)} {list(np.shape(obs))}")
-        return np.asarray(frames)
-
     def _start(self, ids: np.ndarray, feats: torch.Tensor) -> None:
         self.history[ids] = feats[:, None, :].expand(-1, self.stack, -1)
         if self.tracker is not None:
@@ -84,18 +76,14 @@ class FrameFeatures(VecEnvWrapper):
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        frames = self._frames(self.venv.reset())
+        frames = frames_of(self.venv.reset())
         self._start(np.arange(self.num_envs), self.encode(frames))
         return self._obs()
 
     def step_wait(self):
         obs, env_reward, dones, infos = self.venv.step_wait()
-        frames = self._frames(obs)
-        done_ids = np.flatnonzero(dones)
-        step_frames = frames.copy()
-        for i in done_ids:  # the step's own last frame; `frames[i]` already starts the next episode
-            step_frames[i] = self._frames(infos[i]["terminal_observation"][None])[0]
-        feats = self.encode(np.concatenate([step_frames, frames[done_ids]]) if len(done_ids) else step_frames)
+        own, first, done_ids = step_frames(obs, dones, infos)
+        feats = self.encode(np.concatenate([own, first]) if len(done_ids) else own)
         step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
         self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
         reward = np.asarray(env_reward, dtype=np.float64)

@@ -92,7 +92,7 @@ class EpisodeLog(BaseCallback):
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done:
                 learned = info.get("mineclip_episode", {}).get("return")
-                self.episodes.append((int(self.num_timesteps), bool(info.get("success", False)), learned))
+                self.episodes.append((int(self.num_timesteps), bool(info.get("is_success", False)), learned))
         return True
 
 
@@ -120,26 +120,21 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
 
 
 def evaluate(policy: PPO, cfg: RunConfig, rm: RewardModel, episodes: int, seed: int) -> dict:
-    """Success rate over `episodes` episodes on held-out worlds (each env runs a fixed quota,
-    so short successful episodes do not crowd out long failures)."""
+    """Success rate over `episodes` episodes on held-out worlds, with stable-baselines3's
+    `evaluate_policy` (each env runs a fixed share of the episodes, so short successful episodes
+    do not crowd out long failures)."""
+    from stable_baselines3.common.evaluation import evaluate_policy
+
     n = max(1, min(cfg.num_envs, episodes))
-    quota = np.full(n, episodes // n)
-    quota[: episodes % n] += 1
     env = build_env(cfg, rm, evaluation_worlds(cfg), seed, variant="sparse", num_envs=n)
-    obs = env.reset()
-    done_count = np.zeros(n, dtype=int)
-    successes, lengths = [], []
-    steps = np.zeros(n, dtype=int)
-    while (done_count < quota).any():
-        actions, _ = policy.predict(obs, deterministic=cfg.eval_deterministic)
-        obs, _, dones, infos = env.step(actions)
-        steps += 1
-        for i in np.flatnonzero(dones):
-            if done_count[i] < quota[i]:
-                successes.append(bool(infos[i].get("success", False)))
-                lengths.append(int(steps[i]))
-            done_count[i] += 1
-            steps[i] = 0
+    successes: list[bool] = []
+
+    def record(local: dict, _) -> None:  # called for each env of each step, while it still counts
+        if local["done"]:
+            successes.append(bool(local["info"]["episode"]["is_success"]))
+
+    _, lengths = evaluate_policy(policy, env, n_eval_episodes=episodes, deterministic=cfg.eval_deterministic,
+                                 return_episode_rewards=True, callback=record)
     env.close()
     return {"success_rate": float(np.mean(successes)), "episodes": len(successes),
             "mean_length": float(np.mean(lengths))}

@@ -15,7 +15,8 @@ class CrafterTaskEnv(CrafterEnv):
 
     reward: the task's hand-written dense reward (`dense_reward=True`, when it has one), else 1 at
     the step the success criterion first holds. The episode ends on success
-    (`terminate_on_success`), on death, or after `max_steps` (truncated). `info["success"]` is the
+    (`terminate_on_success`), on death, or after `max_steps` (truncated). `info["success"]` and
+    `info["is_success"]` (stable-baselines3's name, read by `EvalCallback` and `VecMonitor`) are the
     criterion so far (programmatic tasks); `judge()` labels a finished episode, by the criterion or
     by a creative task's oracle.
     """
@@ -58,7 +59,7 @@ class CrafterTaskEnv(CrafterEnv):
     def _info(self, events: list[str], state: WorldState) -> dict:
         info = super()._info(events, state)
         if self._criterion is not None:
-            info["success"] = self._success
+            info["success"] = info["is_success"] = self._success  # is_success: what SB3's callbacks read
         return info
 
     def _reward(self, state: WorldState, events: list[str], newly_succeeded: bool) -> float:

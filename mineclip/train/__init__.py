@@ -1,14 +1,22 @@
-"""Contrastive training: loss, optimiser groups and schedule, the LightningModule, strategies, CLI.
+"""Contrastive training: loss, optimiser groups and schedule, the LightningModule, strategies, config
+composition, `fit` and the Lightning CLI (the `train` extra).
 
-Names are imported lazily so that `mineclip.train.loss` does not pull in Lightning.
+Names are imported lazily: `import mineclip.train` does not load Lightning until a name needs it.
 """
+
+from mineclip.extras import require
+
+require("pytorch_lightning", "jsonargparse", feature="training (mineclip.train)")
 
 import importlib
 
 _EXPORTS = {
     "ContrastiveLoss": "loss",
     "MineCLIPModule": "module",
-    "build_config": "module",
+    "FitSettings": "fit",
+    "FitResult": "fit",
+    "fit": "fit",
+    "load_config": "configs",
     "OptimizerSettings": "optim",
     "build_optimizer": "optim",
     "build_scheduler": "optim",

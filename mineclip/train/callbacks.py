@@ -1,10 +1,9 @@
-"""Training callbacks and I/O: atomic checkpoint files, last.ckpt at the final step, samples/s, and the
-non-finite loss stop."""
+"""Training callbacks and I/O: atomic checkpoint files, last.ckpt at the final step, and the non-finite
+loss stop (throughput is Lightning's `ThroughputMonitor`, see MineCLIPModule.configure_callbacks)."""
 
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 import pytorch_lightning as pl
@@ -56,23 +55,3 @@ class LastCheckpoint(ModelCheckpoint):
         super().on_train_epoch_end(trainer, pl_module)
         if self.save_last and not self._should_skip_saving_checkpoint(trainer):
             self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
-
-
-class ThroughputMonitor(pl.Callback):
-    """Logs `train/samples_per_s` per device (batch size / wall time between batch ends), on the progress bar."""
-
-    def __init__(self, window: int = 10):
-        self.window = window
-        self._times: list[float] = []
-        self._sizes: list[int] = []
-
-    def on_train_epoch_start(self, trainer, pl_module) -> None:
-        self._times, self._sizes = [time.perf_counter()], []
-
-    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        self._times.append(time.perf_counter())
-        self._sizes.append(len(batch["video"]) if isinstance(batch, dict) else 0)
-        self._times, self._sizes = self._times[-(self.window + 1) :], self._sizes[-self.window :]
-        elapsed = self._times[-1] - self._times[0]
-        if elapsed > 0 and self._sizes:
-            pl_module.log("train/samples_per_s", sum(self._sizes) / elapsed, prog_bar=True, on_step=True, on_epoch=False, batch_size=1)

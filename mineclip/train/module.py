@@ -14,9 +14,10 @@ import torch.distributed as dist
 
 from mineclip.data.pipeline import meta_groups
 from mineclip.model import MineCLIP, ModelConfig, get_config
+from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
-from .callbacks import NonFiniteLossError, ThroughputMonitor, make_checkpoints_atomic
+from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, positive_targets
 from .optim import (
     BETAS,
@@ -34,6 +35,7 @@ from .optim import (
 
 FORMAT_VERSION = 1
 MONITOR = "val/R@1_mean"
+THROUGHPUT_WINDOW = 10  # training steps the samples/s and FLOPs/s are averaged over (logged once it is full)
 ALL_PARTS = ("vision", "text", "temporal", "adapter", "logit_scale")
 
 
@@ -146,7 +148,22 @@ class MineCLIPModule(pl.LightningModule):
             self.model.text.compile()
 
     def configure_callbacks(self):
-        return [ThroughputMonitor()]
+        from pytorch_lightning.callbacks import ThroughputMonitor
+
+        # samples/s per device and, on GPUs whose peak Lightning knows, MFU (from flops_per_batch)
+        return [ThroughputMonitor(batch_size_fn=lambda batch: len(batch["video"]), window_size=THROUGHPUT_WINDOW)]
+
+    @property
+    def flops_per_batch(self) -> int | None:
+        """FLOPs of one training step (forward and backward) on the batch shape last seen, counted on
+        a meta-device copy of the model (no memory, no compute); None before the first batch."""
+        shape = getattr(self, "_batch_shape", None)
+        if shape is None:
+            return None
+        cache = self.__dict__.setdefault("_flops", {})
+        if shape not in cache:
+            cache[shape] = count_step_flops(self.model.config, *shape)
+        return cache[shape]
 
     def configure_optimizers(self):
         optimizer = build_optimizer(self.model, self.optim_settings, self.pretrained)
@@ -179,6 +196,7 @@ class MineCLIPModule(pl.LightningModule):
         return self.model.logit_scale.clamp(max=self.model.config.logit_scale_max)
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]))
         v, t = self.embed(batch)
         out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch))
         loss = out["loss"]
@@ -269,6 +287,30 @@ class MineCLIPModule(pl.LightningModule):
         meta = checkpoint.get("mineclip") or {}
         self.best_metrics = dict(meta.get("metrics") or {})
         self.skipped = Counter(meta.get("skipped") or {})
+
+
+def count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int) -> int:
+    """FLOPs of a training step of MineCLIP (forward, contrastive logits, backward of what trains)
+    for `batch` clips of `frames` frames and captions of `tokens` positions."""
+    from lightning_fabric.utilities.throughput import measure_flops
+
+    with torch.inference_mode(False), torch.enable_grad():  # the monitor asks from inside inference mode
+        return _count_step_flops(config, batch, frames, tokens, measure_flops)
+
+
+def _count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int, measure_flops) -> int:
+    with torch.device("meta"):
+        model = MineCLIP(config)
+    h, w = config.vision.resolution
+
+    def step():
+        video = model.aggregate(model.encode_frames(torch.empty(batch, frames, 3, h, w, dtype=torch.uint8,
+                                                                device="meta")))
+        text = model.text(torch.empty(batch, tokens, dtype=torch.long, device="meta"))
+        v, t = model.embed_pair(video, text)
+        return model.logit_scale.exp() * v @ t.t()
+
+    return int(measure_flops(model, step, loss_fn=torch.Tensor.sum))
 
 
 def _jsonable(x):

@@ -62,13 +62,17 @@ def test_replace_mode_returns_only_the_learned_reward(reward_fn):
     assert r == pytest.approx(info["mineclip"]["reward"])
 
 
-def test_wrapper_works_on_the_task_suite_env(reward_fn):
-    from mineclip.tasks.env import CrafterTaskEnv
+def test_wrapper_works_on_the_task_suite_env_and_passes_the_gymnasium_checker(reward_fn):
+    from gymnasium.utils.env_checker import check_env
 
-    env = MineCLIPReward(CrafterTaskEnv("harvest_wood", max_steps=3), reward_fn)
+    import mineclip.tasks  # noqa: F401  (registers the suite's environments)
+
+    env = MineCLIPReward(gym.make("mineclip/harvest_wood-v0", max_steps=3), reward_fn)
     env.reset(seed=1)
     _, _, _, _, info = env.step(0)
-    assert 0 < info["mineclip"]["prob"] < 1
+    assert 0 < info["mineclip"]["prob"] < 1 and info["is_success"] is False
+    with pytest.warns(UserWarning, match="different from the unwrapped"):
+        check_env(env, skip_render_check=True)
 
 
 def test_vector_wrapper_matches_single_env_wrappers_across_autoresets(reward_fn):
@@ -92,3 +96,35 @@ def test_vector_wrapper_matches_single_env_wrappers_across_autoresets(reward_fn)
             assert r[i] == pytest.approx(ri, abs=1e-5)
             expect_reset[i] = ti or tri
         assert info["mineclip"]["logits"].shape == (2, 3) and info["_mineclip"].all()
+
+
+def test_sb3_vec_env_wrapper_scores_all_envs_in_the_main_process_like_single_wrappers(reward_fn):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from mineclip.reward import MineCLIPVecEnvReward
+
+    lengths = (2, 3)
+    make = [lambda L=L, i=i: FrameEnv(L, seed=i) for i, L in enumerate(lengths)]
+    vec = MineCLIPVecEnvReward(DummyVecEnv(make), reward_fn, combine="add", coef=2.0)
+    singles = [MineCLIPReward(FrameEnv(L, seed=i), reward_fn, combine="add", coef=2.0) for i, L in enumerate(lengths)]
+    vec.reset()
+    for s in singles:
+        s.reset()
+    for _ in range(7):  # SB3 resets an ended env within the same step: the step reward is its last frame's
+        _, r, dones, infos = vec.step(np.zeros(2, dtype=np.int64))
+        for i, s in enumerate(singles):
+            _, ri, ti, tri, info = s.step(0)
+            assert r[i] == pytest.approx(ri, abs=1e-5) and infos[i]["mineclip"]["prob"] == pytest.approx(
+                info["mineclip"]["prob"], abs=1e-6)
+            assert dones[i] == (ti or tri)
+            if dones[i]:
+                assert infos[i]["mineclip_episode"]["length"] == lengths[i]
+                s.reset()
+    # envs stepped in subprocesses: the model stays in this process
+    sub = MineCLIPVecEnvReward(SubprocVecEnv(make, start_method="fork"), reward_fn)
+    try:
+        sub.reset()
+        _, r, _, infos = sub.step(np.zeros(2, dtype=np.int64))
+        assert r.shape == (2,) and set(infos[0]["mineclip"]) == {"reward", "prob", "logits", "env_reward"}
+    finally:
+        sub.close()

@@ -35,7 +35,8 @@ def test_fast_dev_run_of_the_tiny_config_on_shards(shards, tmp_path, recwarn):
 
 
 def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(shards, tmp_path):
-    rc = main(cli_args("tiny", shards, tmp_path, "--trainer.max_epochs", "1", "--model.warmup_steps", "2", "--trainer.log_every_n_steps", "1"))
+    # 3 epochs of 4 steps: enough for one full window of the throughput monitor
+    rc = main(cli_args("tiny", shards, tmp_path, "--trainer.max_epochs", "3", "--model.warmup_steps", "2", "--trainer.log_every_n_steps", "1"))
     assert rc == 0
     ckpt_dir = tmp_path / "ckpt"
     names = sorted(os.listdir(ckpt_dir))
@@ -48,9 +49,20 @@ def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(sha
     assert all(k.startswith("model.") for k in ckpt["state_dict"])
     csv = next(p for p in tmp_path.rglob("metrics.csv"))
     header = csv.read_text().splitlines()[0]
-    for col in ("train/loss", "train/lr", "train/logit_scale", "train/samples_per_s", "train/skipped", "val/R@1_mean", "val/t2v_R@10"):
+    for col in ("train/loss", "train/lr", "train/logit_scale", "train/device/samples_per_sec", "train/device/flops_per_sec",
+                "train/skipped", "val/R@1_mean", "val/t2v_R@10"):
         assert col in header, col
     assert list(tmp_path.rglob("events.out.tfevents*"))
+
+
+def test_step_flops_are_counted_on_a_meta_copy_and_grow_with_the_batch():
+    from mineclip.train.module import count_step_flops
+
+    cfg = get_config(MICRO)
+    small, large = count_step_flops(cfg, 2, 4, 16), count_step_flops(cfg, 4, 4, 16)
+    assert small > 0 and large == pytest.approx(2 * small, rel=0.05)
+    frozen = get_config(MICRO, trainable_blocks=0)
+    assert count_step_flops(frozen, 2, 4, 16) < small  # no weight gradients for frozen blocks
 
 
 def test_last_ckpt_holds_the_final_step_when_training_ends_between_two_saves(shards, tmp_path):
