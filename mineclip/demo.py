@@ -40,15 +40,20 @@ def synthetic_clip(num_frames: int, seed: int = 0) -> np.ndarray:
     return frames
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mineclip demo", description=__doc__)
     p.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
                    help=f"comma-separated model configs (default: {','.join(DEFAULT_CONFIGS)})")
     p.add_argument("--frames", type=int, default=16, help="frames in the clip (1-32, default 16)")
     p.add_argument("--source", choices=["crafter", "synthetic"], default="crafter",
                    help="where the clip comes from (crafter falls back to synthetic if unavailable)")
-    p.add_argument("--prompts", nargs="+", default=DEFAULT_PROMPTS)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--prompts", nargs="+", default=DEFAULT_PROMPTS, help="prompts to score against the clip")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights and of the clip")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
     args = p.parse_args(argv)
     if not 1 <= args.frames <= 32:
         p.error(f"--frames must be 1 to 32, got {args.frames}")

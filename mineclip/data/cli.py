@@ -20,24 +20,24 @@ def _build_parser(sub) -> None:
     p.add_argument("--captions-csv", help="CSV with columns video,caption[,start,end] for videos without a transcript")
     p.add_argument("--keywords", help="keyword file (one per line, '#' comments); default: the package's Minecraft list")
     p.add_argument("--no-keyword-filter", action="store_true", help="use every transcript segment, not only keyword matches")
-    p.add_argument("--min-tokens", type=int, default=d.min_tokens)
-    p.add_argument("--max-tokens", type=int, default=d.max_tokens)
-    p.add_argument("--long-text", choices=("truncate", "skip"), default=d.long_text)
-    p.add_argument("--min-clip-seconds", type=float, default=d.min_clip_seconds)
-    p.add_argument("--max-clip-seconds", type=float, default=d.max_clip_seconds)
+    p.add_argument("--min-tokens", type=int, default=d.min_tokens, help="shortest caption in CLIP tokens (start/end included); shorter texts grow with neighbouring segments (default: %(default)s)")
+    p.add_argument("--max-tokens", type=int, default=d.max_tokens, help="longest caption in CLIP tokens (default: %(default)s)")
+    p.add_argument("--long-text", choices=("truncate", "skip"), default=d.long_text, help="a single segment over --max-tokens: cut by words or skip it (default: %(default)s)")
+    p.add_argument("--min-clip-seconds", type=float, default=d.min_clip_seconds, help="shortest clip (default: %(default)s)")
+    p.add_argument("--max-clip-seconds", type=float, default=d.max_clip_seconds, help="longest clip (default: %(default)s)")
     p.add_argument("--caption-clip-seconds", type=float, default=None, help="window for user-captioned videos (default: max clip)")
-    p.add_argument("--num-frames", type=int, default=d.num_frames)
-    p.add_argument("--height", type=int, default=d.height)
-    p.add_argument("--width", type=int, default=d.width)
-    p.add_argument("--aspect", choices=("crop", "pad", "stretch"), default=d.aspect)
+    p.add_argument("--num-frames", type=int, default=d.num_frames, help="frames sampled uniformly per clip, 1..32 (default: %(default)s)")
+    p.add_argument("--height", type=int, default=d.height, help="frame height in the shards (default: %(default)s)")
+    p.add_argument("--width", type=int, default=d.width, help="frame width in the shards (default: %(default)s)")
+    p.add_argument("--aspect", choices=("crop", "pad", "stretch"), default=d.aspect, help="fitting other aspect ratios: cover and centre-crop, letterbox, or stretch (default: %(default)s)")
     p.add_argument("--allow-overlap", action="store_true", help="let a keyword segment already used in a caption start another")
-    p.add_argument("--max-clips-per-video", type=int, default=0)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--encoding", choices=("mp4", "raw"), default="mp4")
+    p.add_argument("--max-clips-per-video", type=int, default=0, help="at most this many clips per video, 0 for no limit")
+    p.add_argument("--seed", type=int, default=d.seed, help="seed of the clip times chosen in each video (default: %(default)s)")
+    p.add_argument("--encoding", choices=("mp4", "raw"), default="mp4", help="clip members: H.264 mp4 or raw uint8 npy (default: %(default)s)")
     p.add_argument("--prefix", default="train", help="shard name prefix: <prefix>-000000.tar")
     p.add_argument("--max-shard-mb", type=float, default=256.0, help="size cap per shard")
     p.add_argument("--workers", type=int, default=1, help="processes over videos")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _inspect_parser(sub) -> None:
@@ -109,12 +109,17 @@ def cmd_inspect(args) -> int:
     return 0 if r.total and not r.shard_errors else 1
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mineclip data", description="build and inspect clip shards")
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mineclip data", description="Build WebDataset clip shards from videos "
+                                     "and transcripts, and inspect shards.")
     sub = parser.add_subparsers(dest="command", required=True)
     _build_parser(sub)
     _inspect_parser(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     return {"build": cmd_build, "inspect": cmd_inspect}[args.command](args)
 
 

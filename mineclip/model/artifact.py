@@ -86,7 +86,7 @@ def model_card(config: dict, name: str | None = None) -> str:
     src = config.get("source") or {}
     name = name or src.get("name") or "MineCLIP artifact"
     data_lines = "\n".join(f"- {k}: `{v}`" for k, v in data.items()) or "- not recorded in the checkpoint"
-    return f"""# {name}
+    return front_matter(config) + f"""# {name}
 
 A MineCLIP-style video-language model exported by `mineclip export`: a dense reward for RL and an
 automatic success judge for video trajectories.
@@ -116,7 +116,38 @@ or the bare model: `from mineclip.model.artifact import load_artifact; model = l
 Loading reads `model.safetensors` and JSON only; nothing is unpickled.
 
 Evaluate it as a success judge: `python eval.py --model DIR --labels trajectories.jsonl --out report/`.
+
+## Intended use
+- A dense reward for reinforcement learning in the world it was trained on (Direct or Delta reward
+  of a prompt against negative prompts over a sliding window of frames; MineDojo paper, sec. 4.2).
+- An automatic success judge of recorded trajectories (mean step reward, K-means threshold, F1
+  against labels; sec. 5), and video-text retrieval.
+
+## Limits
+- It knows what its training clips showed and their captions said: other worlds, views, frame
+  rates or wordings are out of distribution. A model trained on the bundled crafter suite is not a
+  Minecraft model.
+- Scores are relative: P of a prompt depends on the negative prompts it competes with, and the
+  judge's threshold on the set being judged. Validate the judge on labelled trajectories of your own
+  task before trusting it as a reward (`mineclip eval`).
+- The reward can be exploited by a policy that finds views the model over-scores; watch episodes,
+  not only returns.
 """
+
+
+BASE_MODELS = {"clip": "openai/clip-vit-base-patch16", "official": "MineDojo/MineCLIP"}
+
+
+def front_matter(config: dict) -> str:
+    """The model card's YAML front-matter (the Hugging Face model card convention)."""
+    init = str((config.get("training") or {}).get("init") or "")
+    kind = (config.get("source") or {}).get("kind")
+    base = BASE_MODELS.get("official" if kind == "official" else "clip" if init.startswith("clip") else "")
+    lines = ["---", "license: mit", "library_name: mineclip",
+             "tags: [mineclip, video-text, contrastive, reward-model, success-judge, minecraft, crafter]"]
+    if base:
+        lines.append(f"base_model: {base}")
+    return "\n".join(lines + ["---", "", ""])
 
 
 def save_artifact(model: MineCLIP, out_dir: str | os.PathLike, *, source: dict | None = None,

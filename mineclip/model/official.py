@@ -209,9 +209,14 @@ def detect_pooling(keys) -> str:
         return "attn"
     if is_official_layout(keys):
         return "avg"
+    looks = ""
+    if any(str(k).startswith(("vision.", "text.", "temporal.", "adapter.")) for k in keys):
+        looks = "; it looks like a checkpoint of `mineclip train`: export it first (mineclip export CKPT --out DIR)"
+    elif any(str(k).removeprefix("module.").startswith("visual.") for k in keys):
+        looks = "; it looks like an OpenAI/open_clip CLIP file, which initialises towers (--model.init clip:PATH)"
     raise CheckpointError(
         "not a MineCLIP checkpoint: expected keys under image_encoder., temporal_encoder., reward_head., "
-        f"clip_model. (with the 'model.' prefix), got {len(keys)} keys such as {keys[:6]}"
+        f"clip_model. (with the 'model.' prefix), got {len(keys)} keys such as {keys[:6]}{looks}"
     )
 
 
@@ -253,7 +258,8 @@ def saved_config(d: dict, source) -> ModelConfig:
 
 def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfig | None = None, *,
                   checkpoint: Any = None) -> MineCLIP:
-    """Load a released MineCLIP checkpoint (or one written by `save_official`) without running its code.
+    """Load a released MineCLIP checkpoint (or one written by `save_official`) without running its code;
+    an exported artifact (its directory or its model.safetensors) loads too.
 
     The pooling kind comes from the keys; the architecture from `config`, else the config saved by
     `save_official`, else the released MineCLIP size. Every tensor must be used and every
@@ -263,6 +269,10 @@ def load_official(path: str | Path, strict_md5: bool = False, config: ModelConfi
     read them with `safe_torch_load` (mineclip.model.load reads a file once to tell its kind).
     """
     path = Path(path)
+    if checkpoint is None and (path.is_dir() or path.suffix == ".safetensors"):
+        from .artifact import load_artifact
+
+        return load_artifact(path.parent if path.suffix == ".safetensors" else path)
     ckpt = safe_torch_load(path) if checkpoint is None else checkpoint
     sd = _extract_state_dict(ckpt, path)
     pooling = detect_pooling(sd)

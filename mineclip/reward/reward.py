@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -136,15 +137,26 @@ class RewardModel:
         self._text_cache: dict[str, torch.Tensor] = {}
 
     @classmethod
-    def load(cls, artifact_dir: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
-        """Load an exported artifact (safetensors + JSON; nothing is unpickled)."""
+    def load(cls, path: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
+        """Load an exported artifact (its directory or its model.safetensors: safetensors + JSON, nothing
+        unpickled) or a released MineCLIP .pth (read without running code; the paper's 16-frame window)."""
         from mineclip.model.artifact import load_artifact, read_artifact_config
+        from mineclip.model.official import load_official
 
-        config = read_artifact_config(artifact_dir)
+        path = Path(path)
+        if path.suffix == ".safetensors":
+            path = path.parent
+        if path.is_dir():
+            config = read_artifact_config(path)
+            model = load_artifact(path, device=device)
+        elif path.is_file():
+            config, model = {}, load_official(path).to(device)
+        else:
+            raise FileNotFoundError(f"no artifact directory, model.safetensors or released .pth at {path}")
         kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
         kwargs.setdefault("frame_stride", int(config.get("frames", {}).get("stride", 1)))
         kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
-        return cls(load_artifact(artifact_dir, device=device), device=device, config=config, **kwargs)
+        return cls(model, device=device, config=config, **kwargs)
 
     @property
     def span(self) -> int:

@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-episodes", type=int, default=RunConfig.eval_episodes, help="episodes per policy")
     p.add_argument("--eval-deterministic", action="store_true", help="greedy actions when evaluating")
     p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
-    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"])
+    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"],
+                   help="learned reward formula (the paper's Direct, Direct-Naive, Delta)")
     p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
                    help="learned reward weight per step (the success bonus is 1)")
     p.add_argument("--negatives", default=RunConfig.negatives, metavar="|".join(POLICIES) + "|FILE",
@@ -49,10 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--worlds", type=int, default=RunConfig.worlds,
                    help="world seeds per run for training (and, disjoint, for evaluation)")
     p.add_argument("--n-steps", type=int, default=PPOSettings.n_steps, help="PPO rollout length per env")
-    p.add_argument("--batch-size", type=int, default=PPOSettings.batch_size)
-    p.add_argument("--n-epochs", type=int, default=PPOSettings.n_epochs)
-    p.add_argument("--lr", type=float, default=PPOSettings.learning_rate)
-    p.add_argument("--ent-coef", type=float, default=PPOSettings.ent_coef)
+    p.add_argument("--batch-size", type=int, default=PPOSettings.batch_size, help="PPO minibatch size")
+    p.add_argument("--n-epochs", type=int, default=PPOSettings.n_epochs, help="PPO epochs per rollout")
+    p.add_argument("--lr", type=float, default=PPOSettings.learning_rate, help="PPO learning rate")
+    p.add_argument("--ent-coef", type=float, default=PPOSettings.ent_coef, help="PPO entropy bonus coefficient")
     p.add_argument("--workers", type=int, default=2, help="runs trained in parallel (processes, 1 thread each)")
     p.add_argument("--force", action="store_true", help="re-run runs that already have a result")
     p.add_argument("--report-only", action="store_true", help="only rebuild the table from DIR/runs")

@@ -181,3 +181,40 @@ def test_official_format_export_loads_back_with_the_same_scores(lightning_ckpt, 
     art = tmp_path / "from_official"
     assert export_main([str(out), "--out", str(art)]) == 0
     assert json.loads((art / "config.json").read_text())["source"]["kind"] == "official"
+
+
+def test_model_card_has_front_matter_and_says_what_the_model_is_for(lightning_ckpt, tmp_path):
+    import yaml
+
+    path, _ = lightning_ckpt
+    assert export_main([str(path), "--out", str(tmp_path / "art")]) == 0
+    card = (tmp_path / "art" / "README.md").read_text()
+    assert card.startswith("---\n")
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert meta["license"] == "mit" and meta["library_name"] == "mineclip" and "reward-model" in meta["tags"]
+    assert "base_model" not in meta  # trained from scratch
+    assert "## Intended use" in card and "## Limits" in card
+
+
+def test_reward_and_official_loaders_take_a_directory_its_safetensors_or_a_released_pth(lightning_ckpt, tmp_path):
+    from mineclip.model.official import load_official, save_official
+    from mineclip.model.safe_load import CheckpointError
+
+    path, module = lightning_ckpt
+    out = tmp_path / "art"
+    assert export_main([str(path), "--out", str(out), "--window", "8"]) == 0
+    save_official(module.model, tmp_path / "released.pth")
+    video = clip(t=8)
+    with torch.no_grad():
+        expect = module.model.float().eval()(video, TEXTS)
+    for source in (out, out / "model.safetensors", tmp_path / "released.pth"):
+        rm = RewardModel.load(source)
+        with torch.no_grad():
+            assert torch.equal(rm.model(video, TEXTS), expect), source
+        assert rm.window == (8 if source != tmp_path / "released.pth" else 16)
+        with torch.no_grad():
+            assert torch.equal(load_official(source)(video, TEXTS), expect), source
+    with pytest.raises(CheckpointError, match="export it first"):
+        RewardModel.load(path)  # a training checkpoint: the error says what it is and what to do
+    with pytest.raises(FileNotFoundError, match="no artifact directory"):
+        RewardModel.load(tmp_path / "nothing")
