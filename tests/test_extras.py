@@ -70,3 +70,22 @@ def test_importing_the_reward_library_loads_no_training_simulator_or_rl_package(
 def test_version_flag():
     r = _python("import sys; from mineclip.cli import main; sys.exit(main(['--version']))")
     assert r.returncode == 0 and r.stdout.strip() == f"mineclip {PYPROJECT['project']['version']}"
+
+
+def test_floors_file_pins_exactly_the_floors_of_pyproject():
+    import re
+
+    floors = {}
+    for line in (ROOT / "floors.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            floors[name.strip().lower().replace("_", "-")] = version.strip()
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    for req in [*PYPROJECT["project"]["dependencies"], *[r for deps in extras.values() for r in deps]]:
+        if req.startswith("mineclip["):
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)(\[[^\]]*\])?>=([0-9.]+)(;.*)?", req.replace(" ", ""))
+        assert m, f"expected NAME>=FLOOR, got {req!r}"
+        name, floor = m.group(1).lower().replace("_", "-"), m.group(3)
+        assert name in floors, f"{name} has no pinned floor in floors.txt"
+        assert floors[name] == floor or floors[name].startswith(floor + "."), (name, floor, floors[name])
