@@ -11,7 +11,10 @@ seeds (or several finished runs) it adds the spread: the paper's-rule means per 
 and standard deviation, and how many runs meet both targets (and, beside it, the F1 of a
 threshold fitted on half of each task's trajectories and applied to the other half); one run says
 little, the outcome varies a lot from seed to seed. A training seed sets the initial weights and
-the order of the training clips alike (the data module follows `--seed_everything`).
+the order of the training clips alike (the data module follows `--seed_everything`). Per MCU
+difficulty band (easy, medium, hard: terciles of the overall difficulty score over the task
+catalogue, `mineclip.tasks.difficulty.bands`) it prints the judge's mean F1 and ranking AUC, and the
+rank correlation of F1 with each difficulty score: does the judge get worse as tasks get harder?
 
     python bench/quality.py                      # runs/default, running the pipeline if needed
     python bench/quality.py --run runs/default   # report on a finished run only
@@ -56,6 +59,42 @@ def table(metrics: dict) -> str:
         if "v2t_R@1" in r:
             out.append(f"video->text R@1 {n}: {r['v2t_R@1']:.3f} over {r['n']} held-out clips "
                        f"(chance {r['chance_R@1']:.3f})")
+    return "\n".join(out)
+
+
+def band_table(metrics: dict) -> str:
+    """The trained model's judge per difficulty band (mean F1 of the paper's rule and AUC), and the
+    Spearman correlation of the tasks' F1 with each difficulty score."""
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    from mineclip.evaluate.report import task_f1
+    from mineclip.tasks.difficulty import BANDS, SCORES, bands, load_scores
+
+    scores = load_scores()
+    trained = next(iter(metrics["models"].values()))
+    f1 = {t: f for t, e in trained.items() if (f := task_f1(e)) is not None}
+    auc = {t: e["rules"]["mean"]["kmeans"].get("auc") for t, e in trained.items()}
+    band = bands(list(f1), scores)
+    if not band:
+        return "no difficulty scores cached: run `mineclip tasks difficulty --recompute` for the per-band table"
+    out = [f"{'difficulty band':<18}{'tasks':>6}{'mean F1':>10}{'mean AUC':>10}  tasks"]
+    for b in BANDS:
+        ts = sorted(t for t in band if band[t] == b)
+        if not ts:
+            out.append(f"{b:<18}{0:>6}{'-':>10}{'-':>10}")
+            continue
+        aucs = [auc[t] for t in ts if auc.get(t) is not None]
+        out.append(f"{b:<18}{len(ts):>6}{np.mean([f1[t] for t in ts]):>10.3f}"
+                   f"{(np.mean(aucs) if aucs else float('nan')):>10.3f}  {', '.join(ts)}")
+    ts = sorted(band)
+    if len(ts) >= 3:
+        cells = []
+        for name in (*SCORES, "overall"):
+            rho = spearmanr([scores[t][name] for t in ts], [f1[t] for t in ts]).statistic
+            cells.append(f"{name} {rho:+.2f}")
+        out.append("Spearman rank correlation of F1 with the difficulty scores (negative: worse on harder tasks): "
+                   + ", ".join(cells))
     return "\n".join(out)
 
 
@@ -167,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     negatives = first["settings"].get("negatives", "suite")
     print(f"negatives: {negatives} ({first['settings'].get('negatives_source', '')})")
     print(table(first))
+    print()
+    print(band_table(first))
     paper = {name: paper_negatives(Path(name)) for name in metrics} if negatives != "suite" else None
     if paper:
         means = kind_means(next(iter(paper.values())))

@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 BACKENDS = ("torchcodec", "pyav", "decord")
+MIN_TORCHCODEC = (0, 2)  # exact seek mode, get_frames_at
 PREFERENCE = ("torchcodec", "pyav")  # tried in this order when no backend is named
 ENV_VAR = "MINECLIP_VIDEO_BACKEND"
 
@@ -222,6 +223,11 @@ def backend_loads(name: str) -> str | None:
         return f"{module} is not installed"
     try:
         if name == "torchcodec":
+            from importlib.metadata import version
+
+            found = version("torchcodec")
+            if tuple(int(p) for p in found.split("+")[0].split(".")[:2]) < MIN_TORCHCODEC:
+                return f"torchcodec {found} is older than {'.'.join(map(str, MIN_TORCHCODEC))}"
             from torchcodec.decoders import VideoDecoder  # noqa: F401  (loads FFmpeg's libraries)
         else:
             importlib.import_module(module)

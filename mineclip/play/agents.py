@@ -1,5 +1,6 @@
-"""Agents for the crafter tasks: a scripted planner that reads the world state, its failing
-variants (noisy, near-miss, wrong-target), and a random agent.
+"""Agents for the crafter tasks: a scripted planner that reads the world state, a second scripted
+planner that breaks path ties its own way (scripted_alt), the failing variants (noisy, near-miss,
+wrong-target), and a random agent.
 
 The scripted agent runs a task's `solution`, a list of skills:
 
@@ -432,6 +433,10 @@ class ScriptedAgent(Agent):
             yield MOVE[path[0]]
         return self._ahead_kind() == kind
 
+    def _path_dirs(self) -> list:
+        """The order in which path-finding tries the four directions (which shortest path it takes)."""
+        return list(DIRS.values())
+
     def _bfs(self, targets: set) -> list | None:
         """Moves to a walkable tile next to any target ([] if already next to one), or None."""
         world = self.env.world
@@ -439,7 +444,7 @@ class ScriptedAgent(Agent):
         mat, objmap = world._mat_map, world._obj_map
         walk_ids = {world._mat_ids[m] for m in WALKABLE}
         w, h = world.area
-        dirs = list(DIRS.values())
+        dirs = self._path_dirs()
 
         def adjacent(p):
             return any((p[0] + dx, p[1] + dy) in targets for dx, dy in dirs)
@@ -467,12 +472,34 @@ class ScriptedAgent(Agent):
         return None
 
 
+class AltScriptedAgent(ScriptedAgent):
+    """The scripted planner with its own tie-breaking: path-finding tries the directions in an order
+    shuffled at every step (seeded), so it walks other shortest paths and turns at other moments. A
+    second demonstrator with the same skills (MCU's operational effort averages over demonstrations)."""
+
+    name = "scripted_alt"
+
+    def reset(self, env):
+        super().reset(env)
+        self._dir_rng = _random.Random(self.seed * 7919 + 1)
+
+    def _path_dirs(self) -> list:
+        dirs = list(DIRS.values())
+        self._dir_rng.shuffle(dirs)
+        return dirs
+
+
 def make_agent(kind: str, task, noise: float = 0.0, seed: int = 0, other=None) -> Agent:
-    """Build an agent by name: scripted, noisy, near_miss, wrong_target (needs `other` task) or random."""
+    """Build an agent by name: scripted, scripted_alt, noisy, near_miss, wrong_target (needs `other`
+    task) or random."""
     if kind == "random":
         return RandomAgent(seed)
     if kind == "scripted":
         return ScriptedAgent(task.solution, noise=noise, seed=seed)
+    if kind == "scripted_alt":
+        agent = AltScriptedAgent(task.solution, noise=noise, seed=seed)
+        agent.name = "scripted_alt" if not noise else "noisy_alt"
+        return agent
     if kind == "noisy":
         return ScriptedAgent(task.solution, noise=noise or 0.5, seed=seed)
     if kind == "near_miss":
@@ -483,7 +510,8 @@ def make_agent(kind: str, task, noise: float = 0.0, seed: int = 0, other=None) -
         agent = ScriptedAgent(other.solution, noise=noise, seed=seed)
         agent.name = "wrong_target"
         return agent
-    raise ValueError(f"unknown agent {kind!r}; expected scripted, noisy, near_miss, wrong_target or random")
+    raise ValueError(f"unknown agent {kind!r}; expected scripted, scripted_alt, noisy, near_miss, wrong_target "
+                     "or random")
 
 
-AGENTS = ("scripted", "noisy", "near_miss", "wrong_target", "random")
+AGENTS = ("scripted", "noisy", "near_miss", "wrong_target", "random", "scripted_alt")

@@ -75,6 +75,8 @@ def _record_task(args: tuple) -> list[dict]:
                          prelude=int(np.random.RandomState(seed).randint(0, 7)), tail=tail,
                          episode_id=f"{task_id}-s{seed}-{agent}-e{attempt}")
         label = ep.record["label"]
+        if label is None:  # a task people judge: as many scripted as failing attempts, recorded unlabelled
+            label = int(agent == "scripted")
         if len(kept[label]) >= per_label:
             continue
         write_mp4(Path(out) / ep.record["video"], ep.frames, fps=FPS, preset="superfast", threads=1)
@@ -105,7 +107,9 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
                 for r in recs:
                     f.write(json.dumps(r) + "\n")
                 if recs:
-                    counts[recs[0]["task_id"]] = [sum(r["label"] for r in recs), sum(1 - r["label"] for r in recs)]
+                    labels = [r["label"] for r in recs]
+                    counts[recs[0]["task_id"]] = [labels.count(1), labels.count(0)] + (
+                        [labels.count(None)] if None in labels else [])  # + unlabelled, for people to label
                 bar.update(1)
         finally:
             if pool:

@@ -92,6 +92,8 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
         "num_steps": len(actions), "actions": actions, "events": events, "success": success,
         "category": task.category, "kind": task.kind, "split": split_of(world_seed),
     }
+    if task.labeller == "human":  # no criterion and no oracle: people label it (`mineclip label`)
+        record.update(label=None, success=None)
     return Episode(np.stack(frames), record, states)
 
 

@@ -17,14 +17,17 @@ from .engine import (ACTIONS, AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VI
                      make_object)
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
 
-INIT_KEYS = ("inventory", "naive", "place", "time", "facing", "spawn_jitter")
+INIT_KEYS = ("inventory", "naive", "place", "time", "facing", "spawn_jitter", "spawn")
+SPAWN_KEYS = ("near", "floor")
 
 
 class CrafterEnv(gym.Env):
     """crafter as a gymnasium env: obs uint8 [160, 256, 3], 17 discrete actions, reward 0.
 
     `init` sets the initial conditions (`INIT_KEYS`: `inventory`, `naive` for an empty inventory,
-    `place` blocks or creatures around the player, `time` of day, `facing`, `spawn_jitter`).
+    `place` blocks or creatures around the player, `time` of day, `facing`, `spawn_jitter`, and
+    `spawn`, MCU's "where" as a spawn condition: `{near: {water: 2}, floor: sand}` moves the player to
+    the nearest free tile of that floor with each kind within its distance, see `_spawn`).
     `reset(seed=s)` draws the world seed `s` (or `options["world_seed"]`) and the episode's
     randomness from `s`; the same seed gives the same episode; `options["init"]` adds to `init`.
     Generated worlds are cached per world seed (`reuse_worlds`) because crafter's world
@@ -177,6 +180,9 @@ class CrafterEnv(gym.Env):
         if "facing" in init:
             player.facing = tuple(init["facing"])
         self._placed: set = set()
+        self.spawn_found: bool | None = None  # set by a spawn condition
+        if "spawn" in init:
+            self._spawn(init["spawn"], rng)
         for entry in init.get("place", []):
             self._place(entry, rng)
 
@@ -187,6 +193,49 @@ class CrafterEnv(gym.Env):
             if world[pos][0] in ("grass", "sand", "path") and world[pos][1] is None and 4 <= pos.min() and pos.max() < AREA[0] - 4:
                 world.move(player, pos)
                 return
+
+    def _spawn(self, spec: dict, rng) -> None:
+        """Move the player to the free walkable tile nearest the spawn that stands on `floor` and has
+        every `near` kind (material or creature) within its Manhattan distance (ties: at random). A
+        world without such a tile gets one made at the spawn: the floor laid under the player, the
+        kinds placed within their distances. `self.spawn_found` says which happened."""
+        if not isinstance(spec, dict) or not spec or set(spec) - set(SPAWN_KEYS):
+            raise ValueError(f"expected init spawn: a mapping of {list(SPAWN_KEYS)}, got {spec!r}")
+        near, floor = dict(spec.get("near") or {}), spec.get("floor")
+        if floor is not None and floor not in constants.walkable:
+            raise ValueError(f"spawn floor must be walkable, one of {sorted(constants.walkable)}; got {floor!r}")
+        for kind, d in near.items():
+            if kind not in constants.materials and kind not in ("cow", "zombie", "skeleton", "plant"):
+                raise ValueError(f"cannot spawn near {kind!r}; expected a material or cow/zombie/skeleton/plant")
+            if not isinstance(d, int) or d < 1:
+                raise ValueError(f"spawn near {kind}: expected a distance >= 1, got {d!r}")
+        world, player = self.core._world, self.core._player
+        mat, ids = world._mat_map, world._mat_ids
+        ok = np.isin(mat, [ids[m] for m in ([floor] if floor else constants.walkable)]) & (world._obj_map == 0)
+        ok[:4], ok[-4:], ok[:, :4], ok[:, -4:] = False, False, False, False
+        cand = np.argwhere(ok)
+        for kind, d in near.items():
+            if kind in ids:
+                targets = np.argwhere(mat == ids[kind])
+            else:
+                targets = np.array([o.pos for o in world.objects if type(o).__name__.lower() == kind]).reshape(-1, 2)
+            if len(targets) == 0 or len(cand) == 0:
+                cand = cand[:0]
+                break
+            dist = np.full(len(cand), np.iinfo(np.int64).max)
+            for chunk in np.array_split(targets, max(1, len(targets) // 256)):
+                dist = np.minimum(dist, np.abs(cand[:, None, :] - chunk[None]).sum(-1).min(1))
+            cand = cand[dist <= d]
+        self.spawn_found = bool(len(cand))
+        if self.spawn_found:
+            gap = np.abs(cand - player.pos).sum(1)
+            best = cand[gap == gap.min()]
+            world.move(player, best[rng.randint(len(best))])
+            return
+        if floor is not None:
+            world[player.pos] = floor
+        for kind, d in near.items():
+            self._place({"what": kind, "distance": [1, d]}, rng)
 
     def _place(self, entry: dict, rng) -> None:
         """Place `count` blocks or creatures at `at: [dx, dy]` or at random within `distance: [lo, hi]`."""

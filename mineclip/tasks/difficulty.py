@@ -1,13 +1,22 @@
-"""MCU difficulty scores: time consumption, operational effort, planning complexity, calibrated to
-[0, 5] by quintiles over the suite. Computed scores are cached in `suite/difficulty.json`
-(measured on scripted demonstrations by `mineclip.play.demos.recompute`).
+"""MCU's six difficulty scores of a task, calibrated to [0, 5], and the difficulty bands.
 
-- time consumption: mean frames the scripted agent needs on successful episodes
-- operational effort: mean permutation entropy of its action sequences (order 3, / ln 3!)
-- planning complexity: edges + vertices of the task's dependency graph, built from crafter's
-  own recipe data (crafter/data.yaml: make, place, collect), not expanding what the initial
-  inventory already holds
-- intricacy, creativity, novelty: optional human ratings (TaskSpec.human), passed through
+Raw scores (measured on demonstrations by `mineclip.play.demos`, cached with the calibrated ones in
+`suite/difficulty.json`; definitions in docs/tasks.md, "Difficulty scores"):
+
+- time: mean frames to solve (steps until success) over the noise-free demonstrations;
+- effort: mean permutation entropy (D = 3, crafter's action order, ties ranked in order of
+  occurrence, divided by ln 3!) of the action sequences that solved the task, over demonstrations
+  of two scripted agents at several noise levels;
+- planning: E + V of the pre-task dependency graph (`pretasks.planning_graph`: what the initial
+  conditions provide removed, "find X" a search);
+- intricacy, creativity, novelty: computed proxies (`proxies`): the precision the success condition
+  demands, the number of distinct successful end states, the distance of the prompt from the
+  training captions in the learned text space; a human rating (`mineclip.tasks.ratings`, 0-5)
+  replaces the proxy where one exists.
+
+Calibration (MCU app. C): the quintiles Q0..Q5 of a raw score over the atom tasks and their naive
+versions map each raw value to j + (S - Qj) / (Qj+1 - Qj) in [Qj, Qj+1]; tied quantiles (Qa = ... =
+Qb) map their value to the mean level (a + b) / 2; values outside [Q0, Q5] (molecules) clip to 0 or 5.
 """
 
 from __future__ import annotations
@@ -19,108 +28,145 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from crafter import constants
 
 CACHE_NAME = "difficulty.json"
-SCORES = ("time", "effort", "planning")
+SCORES = ("time", "effort", "planning", "intricacy", "creativity", "novelty")
 HUMAN = ("intricacy", "creativity", "novelty")
-GOAL_ALIASES = {  # achievement-like goals -> a node of the recipe graph
-    "drink": "water", "sleep": "energy", "wake_up": "energy", "eat_plant": "plant",
-    "place_plant": "sapling", "place_stone": "stone",
-}
-CREATURE_REQUIRES = {"zombie": [], "skeleton": [], "cow": []}
+PE_ORDER = 3
+BANDS = ("easy", "medium", "hard")
 
 
-def permutation_entropy(sequence, order: int = 3, normalize: bool = True) -> float:
-    """Permutation entropy of a sequence (ordinal patterns of `order` consecutive values, ties by
-    position), divided by ln(order!) when normalised. 0 for sequences shorter than `order`."""
-    x = np.asarray(sequence, dtype=float)
+def ordinal_pattern(window) -> tuple[int, ...]:
+    """The rank pattern of a window, ranks 1..D, ties ranked in order of occurrence:
+    (1, 2, 1) -> (1, 3, 2), (3, 3, 1) -> (2, 3, 1) (MCU app. A, footnote 5)."""
+    order = np.argsort(np.asarray(window, dtype=float), kind="stable")
+    ranks = np.empty(len(order), dtype=int)
+    ranks[order] = np.arange(1, len(order) + 1)
+    return tuple(int(r) for r in ranks)
+
+
+def permutation_entropy(sequence, order: int = PE_ORDER, normalize: bool = True) -> float | None:
+    """Permutation entropy of a sequence: the Shannon entropy of its ordinal patterns over its
+    T - D + 1 windows, divided by ln D! when normalised. None for sequences shorter than D."""
+    x = list(sequence)
     if len(x) < order:
-        return 0.0
-    patterns = Counter(tuple(np.argsort(x[i:i + order], kind="stable")) for i in range(len(x) - order + 1))
+        return None
+    patterns = Counter(ordinal_pattern(x[i:i + order]) for i in range(len(x) - order + 1))
     n = sum(patterns.values())
     h = -sum(c / n * math.log(c / n) for c in patterns.values())
     return h / math.log(math.factorial(order)) if normalize else h
 
 
-def dependency_graph(goals: list[str], inventory: dict[str, int] | None = None) -> tuple[set, set]:
-    """Vertices and edges (requirement -> product) of what it takes to reach `goals` from
-    crafter's recipes; items already in `inventory` are leaves (not expanded)."""
-    inventory = inventory or {}
-    vertices: set[str] = set()
-    edges: set[tuple[str, str]] = set()
-    sources = {next(iter(v["receive"])): k for k, v in constants.collect.items()}
+def planning_complexity(task) -> int:
+    """E + V of the task's pre-task graph with what the initial conditions provide removed."""
+    from .pretasks import planning_graph
 
-    def requires(node: str) -> list[str]:
-        if node in constants.make:
-            r = constants.make[node]
-            return list(r["uses"]) + list(r.get("nearby", []))
-        if node in constants.place and node not in sources:
-            return list(constants.place[node]["uses"]) + list(constants.place[node].get("nearby", []))
-        if node in sources:
-            material = sources[node]
-            return [material] + list(constants.collect[material]["require"])
-        return []
-
-    def visit(node: str) -> None:
-        if node in vertices:
-            return
-        vertices.add(node)
-        if inventory.get(node, 0) > 0:
-            return
-        for req in requires(node):
-            edges.add((req, node))
-            visit(req)
-
-    for g in goals:
-        visit(GOAL_ALIASES.get(g, g))
-    return vertices, edges
+    return planning_graph(task).size()
 
 
-def planning_complexity(goals: list[str], inventory: dict[str, int] | None = None) -> int:
-    """E + V of the dependency graph."""
-    v, e = dependency_graph(goals, inventory)
-    return len(v) + len(e)
+def is_reference(task) -> bool:
+    """Whether a task is in the calibration set: an atom task or a naive version of one."""
+    return "mcu-molecule" not in task.tags or "naive" in task.tags
 
 
-def calibrate(values: dict[str, float]) -> dict[str, float]:
-    """Map raw scores to [0, 5] piecewise-linearly between their quintiles (0, 20, ..., 100th pct)."""
-    keys = list(values)
-    raw = np.array([values[k] for k in keys], dtype=float)
-    if len(raw) == 0:
+def quintile_knots(values) -> list[tuple[float, float]]:
+    """(quantile value, level) knots of the calibration: Q0..Q5 at levels 0..5, tied quantiles merged
+    into one knot at their mean level."""
+    raw = np.asarray(list(values), dtype=float)
+    if raw.size == 0:
+        raise ValueError("calibration needs at least one reference value")
+    q = np.percentile(raw, [0, 20, 40, 60, 80, 100])
+    knots: list[tuple[float, list[int]]] = []
+    for level, v in enumerate(q):
+        if knots and v == knots[-1][0]:
+            knots[-1][1].append(level)
+        else:
+            knots.append((float(v), [level]))
+    return [(v, float(np.mean(levels))) for v, levels in knots]
+
+
+def calibrate(values: dict[str, float], reference: list[str] | None = None) -> dict[str, float]:
+    """Map raw scores to [0, 5] by the quintiles of the reference tasks' values (default: all)."""
+    if not values:
         return {}
-    knots = np.percentile(raw, [0, 20, 40, 60, 80, 100])
-    if knots[-1] == knots[0]:
-        return {k: 0.0 for k in keys}
-    # strictly increasing knots for np.interp; equal knots collapse to the lower level
-    levels = np.arange(6, dtype=float)
-    keep = np.concatenate([[True], np.diff(knots) > 0])
-    scaled = np.interp(raw, knots[keep], levels[keep])
-    return {k: round(float(v), 3) for k, v in zip(keys, scaled)}
+    ref = [values[k] for k in (reference if reference is not None else values) if k in values]
+    knots = quintile_knots(ref)
+    xs, ys = [k[0] for k in knots], [k[1] for k in knots]
+    out = {}
+    for k, v in values.items():
+        if v < xs[0] or v > xs[-1]:  # outside the reference tasks' range (molecules): clipped
+            level = 0.0 if v < xs[0] else 5.0
+        else:
+            level = float(np.interp(v, xs, ys))
+        out[k] = round(level, 3)
+    return out
 
 
-def scores_from_raw(raw: dict[str, dict], human: dict[str, dict] | None = None) -> dict[str, dict]:
-    """Calibrated [0, 5] scores next to the raw ones, for every task."""
-    out = {t: {"raw": dict(r)} for t, r in raw.items()}
+def scores_from_raw(raw: dict[str, dict], reference: list[str] | None = None,
+                    human: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Calibrated [0, 5] scores (and their mean, `overall`) beside the raw ones, for every task; a
+    human rating (0-5) replaces a proxy's calibrated value and `source` says which it is."""
+    out = {t: {"raw": dict(r), "source": {}} for t, r in raw.items()}
     for name in SCORES:
-        cal = calibrate({t: r[name] for t, r in raw.items()})
-        for t, v in cal.items():
+        have = {t: float(r[name]) for t, r in raw.items() if r.get(name) is not None}
+        for t, v in calibrate(have, reference).items():
             out[t][name] = v
-    for t, h in (human or {}).items():
-        if t in out:
-            for name in HUMAN:
-                if name in h:
-                    out[t][name] = h[name]
-    for t in out:
-        out[t]["overall"] = round(float(np.mean([out[t][s] for s in SCORES])), 3)
+            out[t]["source"][name] = "measured" if name not in HUMAN else "proxy"
+    for t, ratings in (human or {}).items():
+        if t not in out:
+            continue
+        for name in HUMAN:
+            if ratings.get(name) is not None:
+                out[t][name] = round(float(ratings[name]), 3)
+                out[t]["source"][name] = "human"
+    for t, s in out.items():
+        missing = [n for n in SCORES if n not in s]
+        if missing:
+            raise ValueError(f"task {t}: no {', '.join(missing)} score (raw {s['raw']})")
+        s["overall"] = round(float(np.mean([s[n] for n in SCORES])), 3)
+    return out
+
+
+def human_ratings(tasks, path: Path | None = None) -> dict[str, dict]:
+    """Human ratings per task: the ratings file (`mineclip.tasks.ratings`, default
+    `suite/ratings.jsonl`), over a task's YAML `human:`."""
+    out = {t.id: dict(t.human) for t in tasks if t.human}
+    try:
+        from .ratings import load_ratings
+    except ImportError:  # the labelling application's ratings are not part of this checkout
+        return out
+    for task_id, r in load_ratings(path).items():
+        out.setdefault(task_id, {}).update(r)
     return out
 
 
 def cache_path() -> Path:
+    """Where the calibrated scores are cached (`suite/difficulty.json`)."""
     return Path(str(resources.files("mineclip.tasks").joinpath("suite", CACHE_NAME)))
 
 
-def load_scores() -> dict[str, dict]:
-    """Cached scores (empty if never computed)."""
-    p = cache_path()
+def load_scores(path: Path | None = None) -> dict[str, dict]:
+    """Cached scores per task id (empty if never computed)."""
+    p = path or cache_path()
     return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def bands(task_ids: list[str] | None = None, scores: dict[str, dict] | None = None) -> dict[str, str]:
+    """Difficulty band (easy, medium, hard) of tasks: the tercile of their overall score among every
+    scored task. Tasks without scores are left out."""
+    scores = load_scores() if scores is None else scores
+    overall = {t: s["overall"] for t, s in scores.items() if "overall" in s}
+    if not overall:
+        return {}
+    lo, hi = np.percentile(list(overall.values()), [100 / 3, 200 / 3])
+    ids = task_ids if task_ids is not None else list(overall)
+    return {t: BANDS[0] if overall[t] < lo else BANDS[1] if overall[t] < hi else BANDS[2]
+            for t in ids if t in overall}
+
+
+def difficulty_band(task_id: str, scores: dict[str, dict] | None = None) -> str:
+    """The difficulty band of one task (KeyError if it has no scores)."""
+    b = bands([task_id], scores)
+    if task_id not in b:
+        raise KeyError(f"task {task_id!r} has no difficulty scores; run `mineclip tasks difficulty --recompute`")
+    return b[task_id]

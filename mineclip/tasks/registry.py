@@ -1,13 +1,17 @@
 """The task registry: every `suite/*.yaml` in the package, plus files named in $MINECLIP_TASKS_PATH.
 
 A YAML file maps task ids to TaskSpec fields. An entry with `compose:` builds an MCU molecule
-from atom tasks: `and: [ids]`, `naive: true` (empty inventory), `when: night|day`,
-`where: {near: {water: 3}}` (a condition that must hold at the moment of success).
+from atom tasks (`mineclip.tasks.algebra`): `and: [ids]`, `or: [ids]`, `of: id` with `naive`,
+`when`, `where` and `how` constraints.
+
+Two catalogues share the registry: the hand-written `suite` (what the built-in pipeline trains on,
+the default negatives, every default task list) and the `generated` one (`suite/generated.yaml`,
+made by `mineclip tasks generate` from templates, `mineclip.tasks.generator`). Every function here
+returns the suite's tasks unless asked for another catalogue; `get_task` finds a task of either.
 """
 
 from __future__ import annotations
 
-import copy
 import os
 from functools import lru_cache
 from importlib import resources
@@ -15,7 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from .spec import TaskSpec
+from .algebra import compose
+from .spec import CATALOGUES, TaskSpec
 
 ENV_PATH = "MINECLIP_TASKS_PATH"
 
@@ -60,57 +65,6 @@ def _build(files: list[tuple[dict, str]], known: dict | None = None) -> dict[str
     return out
 
 
-def compose(task_id: str, recipe: dict, atoms: dict[str, TaskSpec], **overrides) -> TaskSpec:
-    """An MCU molecule task from atoms: AND, naive initialisation, when/where constraints."""
-    names = recipe.get("and") or [recipe["of"]]
-    try:
-        parts = [atoms[n] for n in names]
-    except KeyError as e:
-        raise ValueError(f"task {task_id}: composition refers to unknown task {e.args[0]!r}") from None
-    init: dict = {"place": []}
-    success: list = []
-    solution: list = []
-    goal: list = []
-    for p in parts:
-        pi = copy.deepcopy(p.init)
-        init["place"] += pi.pop("place", [])
-        inv = {**init.get("inventory", {})}
-        for k, v in pi.pop("inventory", {}).items():
-            inv[k] = max(inv.get(k, 0), v)
-        init["inventory"] = inv
-        init.update(pi)
-        success.append(p.success)
-        solution += p.solution
-        goal += [g for g in p.goal if g not in goal]
-    tags = ["mcu-molecule"]
-    if recipe.get("naive"):
-        init["naive"] = True
-        init.pop("inventory", None)
-        tags.append("naive")
-    if recipe.get("when"):
-        init["time"] = recipe["when"]
-        success.append({"time": recipe["when"]})
-        tags.append(f"when-{recipe['when']}")
-    if recipe.get("where"):
-        success.append(recipe["where"])
-        tags.append("where")
-    extra_init = overrides.pop("init", {})
-    init["place"] += extra_init.pop("place", [])
-    init.update(extra_init)
-    fields = dict(
-        prompt=overrides.pop("prompt", " and ".join(p.prompt for p in parts)),
-        category=parts[0].category, kind="programmatic",
-        guidance=" Then ".join(p.guidance for p in parts if p.guidance),
-        init=init, success={"all": success} if len(success) > 1 else success[0],
-        solution=solution, goal=goal, reward=parts[0].reward,
-        max_steps=sum(p.max_steps for p in parts), tags=tags,
-        source=f"compose({', '.join(names)})",
-    )
-    fields.update(overrides)
-    fields["tags"] = sorted(set(fields["tags"]) | set(tags))
-    return TaskSpec.from_dict(task_id, fields)
-
-
 @lru_cache(maxsize=1)
 def _registry() -> dict[str, TaskSpec]:
     files = [(_parse(f.read_text(), str(getattr(f, "name", f))), str(getattr(f, "name", f))) for f in _suite_files()]
@@ -131,11 +85,20 @@ def get_task(task_id: str) -> TaskSpec:
     return tasks[task_id]
 
 
+def _check_catalogue(catalogue: str | None) -> None:
+    if catalogue not in (*CATALOGUES, "all", None):
+        raise ValueError(f"expected catalogue in {(*CATALOGUES, 'all')}, got {catalogue!r}")
+
+
 def list_tasks(category: str | None = None, kind: str | None = None, tag: str | None = None,
-               simulator: str | None = "crafter") -> list[TaskSpec]:
-    """Registered tasks, optionally filtered by category, kind, tag and simulator."""
+               simulator: str | None = "crafter", catalogue: str | None = "suite") -> list[TaskSpec]:
+    """Registered tasks, optionally filtered by category, kind, tag and simulator, of one catalogue
+    (`suite` by default, `generated`, or `all`/None)."""
+    _check_catalogue(catalogue)
     out = []
     for t in _registry().values():
+        if catalogue not in ("all", None) and t.catalogue != catalogue:
+            continue
         if category and t.category != category:
             continue
         if kind and t.kind != kind:
@@ -159,10 +122,14 @@ def select_tasks(spec: str | None = None, category: str | None = None) -> list[s
     return [t.id for t in list_tasks(category=category)]
 
 
-def all_prompts(simulator: str | None = None) -> list[str]:
-    """Every distinct task prompt (default negatives for the reward), in registry order."""
+def all_prompts(simulator: str | None = None, catalogue: str | None = "suite") -> list[str]:
+    """Every distinct task prompt of a catalogue (the suite's: default negatives for the reward), in
+    registry order."""
+    _check_catalogue(catalogue)
     seen: dict[str, None] = {}
     for t in _registry().values():
+        if catalogue not in ("all", None) and t.catalogue != catalogue:
+            continue
         if simulator is None or t.simulator == simulator:
             seen.setdefault(t.prompt, None)
     return list(seen)

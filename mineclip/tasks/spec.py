@@ -15,6 +15,7 @@ A success criterion is a mapping of conditions that must all hold at one step (A
     sleeping: true
     survive: 40                    alive after this many steps
     health: 5                      health at least
+    without: [wood_sword, ...]     none of these items in the inventory now (MCU's "bare hands")
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from mineclip.sim.state import EpisodeContext
 
 CATEGORIES = ("harvest", "combat", "techtree", "survival", "creative")
 KINDS = ("programmatic", "creative")
+CATALOGUES = ("suite", "generated")  # the hand-written suite; the template-generated catalogue (tasks.generator)
 Criterion = Callable[[EpisodeContext], bool]
 
 
@@ -40,7 +42,7 @@ class TaskSpec:
     guidance: str = ""
     init: dict = field(default_factory=dict)
     success: dict | None = None  # programmatic tasks
-    oracle: str | None = None  # creative tasks: name in mineclip.tasks.oracles, used only for labels
+    oracle: str | None = None  # creative tasks: name in mineclip.tasks.oracles, used only for labels; none: people label
     reward: dict | None = None  # {navigate: kind, hit: kind, hit_bonus: 5, success: 200}
     solution: list = field(default_factory=list)  # the scripted agent's plan
     max_steps: int = 100
@@ -49,6 +51,8 @@ class TaskSpec:
     human: dict = field(default_factory=dict)  # optional MCU human ratings: intricacy, creativity, novelty
     simulator: str = "crafter"  # "minedojo" for imported descriptions
     source: str = ""
+    pre_tasks: dict = field(default_factory=dict)  # MCU pre-task graph {atom: {and|or: [atoms]}}; tasks.pretasks
+    catalogue: str = "suite"  # which catalogue: the suite (training, negatives) or the generated one
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -58,14 +62,21 @@ class TaskSpec:
                 raise ValueError(f"task {self.id}: expected category in {CATEGORIES}, got {self.category!r}")
             if self.kind == "programmatic" and not self.success:
                 raise ValueError(f"task {self.id}: a programmatic task needs a success criterion")
-            if self.kind == "creative" and not self.oracle:
-                raise ValueError(f"task {self.id}: a creative task needs an oracle for labelling")
             if self.success:
                 compile_criterion(self.success)  # fail early on typos
+        if self.catalogue not in CATALOGUES:
+            raise ValueError(f"task {self.id}: expected catalogue in {CATALOGUES}, got {self.catalogue!r}")
+        if self.pre_tasks:
+            from .pretasks import PreTaskGraph
+
+            PreTaskGraph.from_dict(self.pre_tasks, where=f"task {self.id}")  # fail early on a malformed graph
 
     @property
     def labeller(self) -> str:
-        return "oracle" if self.kind == "creative" else "success-criterion"
+        """Who labels recorded episodes: the success criterion, a creative task's oracle, or people."""
+        if self.kind != "creative":
+            return "success-criterion"
+        return "oracle" if self.oracle else "human"  # a creative task without an oracle: people judge it
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, [], {}, "")}
@@ -128,5 +139,10 @@ def _condition(key: str, arg: Any) -> Criterion:
         return lambda ctx: ctx.state.step >= int(arg) and ctx.state.health > 0
     if key == "health":
         return lambda ctx: ctx.state.health >= int(arg)
+    if key == "without":
+        if not isinstance(arg, list) or not arg:
+            raise ValueError(f"expected without: a list of items, got {arg!r}")
+        items = list(arg)
+        return lambda ctx: all(ctx.state.inventory.get(k, 0) <= 0 for k in items)
     raise ValueError(f"unknown success condition {key!r}; expected one of all, any, achieve, gain, have, event, "
-                     "in_view, view_fraction, near, facing, time, sleeping, survive, health")
+                     "in_view, view_fraction, near, facing, time, sleeping, survive, health, without")
