@@ -14,6 +14,7 @@ COMMANDS = {
     "train": ("mineclip.train.cli", "contrastive training (Lightning CLI, same as train.py)"),
     "export": ("mineclip.export.cli", "checkpoint -> reward/judge artifact (safetensors + JSON)"),
     "eval": ("mineclip.evaluate.cli", "F1 of the success judge on labelled trajectories (same as eval.py)"),
+    "label": ("mineclip.label.cli", "label trajectories in the browser (people in the loop); rate tasks"),
     "rl": ("mineclip.rl.cli", "PPO on the task suite with the learned reward"),
 }
 

@@ -19,6 +19,8 @@ EXTRAS = {
     "crafter": "sim",
     "numba": "sim",
     "stable_baselines3": "rl",
+    "fastapi": "label",
+    "uvicorn": "label",
 }
 
 

@@ -17,7 +17,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "threshold per task, as in the MineDojo paper, plus robust alternatives) and write "
                     "report.md, metrics.json and plots.")
     p.add_argument("--model", required=True, help="artifact directory (from `mineclip export`)")
-    p.add_argument("--labels", required=True, help="labelled trajectories, JSON lines (task suite format)")
+    p.add_argument("--labels", required=True, action="append",
+                   help="labelled trajectories, JSON lines (task suite format); repeat it to add files, e.g. the "
+                        "set and people's labels from `mineclip label` (lines of `labeller` human:<name> are votes: "
+                        "people's majority per trajectory is judged against, beside the criterion or oracle)")
     p.add_argument("--out", required=True, help="output folder for report.md, metrics.json, *.png")
     p.add_argument("--baseline", action="append", default=[], help="another artifact to compare (repeatable)")
     p.add_argument("--no-untrained", action="store_true",
@@ -62,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped {p}", file=sys.stderr)
     counts = result.metrics["counts"]
     kinds = ", ".join(f"{k} {v}" for k, v in counts["by_kind"].items())
-    print(f"judged {result.judged} of {result.lines} trajectories ({counts['skipped']} skipped"
+    read = (f"{result.judged} trajectories from {result.lines} lines of {len(a.labels)} files" if len(a.labels) > 1
+            else f"{result.judged} of {result.lines} trajectories")  # several files: lines merge per trajectory
+    print(f"judged {read} ({counts['skipped']} skipped"
           + (f": {kinds}" if kinds else "") + f") in {result.seconds:.1f}s")
     for name, f in result.mean_f1.items():
         tasks = len(result.metrics["models"][name])

@@ -44,7 +44,7 @@ def detail_table(tasks: dict) -> str:
     """Per task: counts, AUC, K-means threshold, P/R/acc/F1 of the paper's rule, and the alternatives."""
     has_cal = any("calibrated" in r for e in tasks.values() for r in e["rules"].values())
     cols = ["task", "prompt", "n (+/-)", "AUC", "threshold", "precision", "recall", "accuracy", "F1 mean",
-            "F1 max", "F1 top-k"] + (["F1 calibrated (mean)"] if has_cal else [])
+            "F1 max", "F1 top-k"] + (["F1 calibrated (mean)"] if has_cal else []) + ["labels"]
     rows = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for task, e in tasks.items():
         j = e["rules"]["mean"]["kmeans"]
@@ -56,6 +56,7 @@ def detail_table(tasks: dict) -> str:
                  _pct(task_f1(e, "max", "kmeans")), _pct(task_f1(e, "topk", "kmeans"))]
         if has_cal:
             cells.append(_pct(task_f1(e, "mean", "calibrated")))
+        cells.append(", ".join(f"{k} {v}" for k, v in sorted(e.get("labels", {}).items())) or "-")
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -165,7 +166,7 @@ def _slug(name: str) -> str:
 
 def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores: dict[str, list[TrajectoryScore]],
                  problems: list[Problem], counts: dict, settings: dict, retrieval: dict | None = None,
-                 notes: Sequence[str] = ()) -> dict:
+                 notes: Sequence[str] = (), people: dict | None = None) -> dict:
     """Write report.md, metrics.json and the plots into `out`; return the metrics dict."""
     out.mkdir(parents=True, exist_ok=True)
     plots: dict[str, dict[str, str]] = {}
@@ -191,14 +192,18 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
         "models": models,
         "retrieval": retrieval or {},
         "plots": plots,
+        "people": people,
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=float) + "\n")
 
     md = [f"# Success-judge evaluation: {main_model}", ""]
-    md += [f"Labels: `{settings.get('labels')}`; reward `{settings.get('mode')}` over a "
+    files = settings.get("label_files") or [settings.get("labels")]
+    md += [f"Labels: {', '.join(f'`{f}`' for f in files)}; reward `{settings.get('mode')}` over a "
            f"{settings.get('window')}-frame window, {settings.get('negatives_source')}.", ""]
     md += ["## F1 per task (paper's rule: mean step reward, K-means threshold)", "",
            "F1 x 100, as in table 2 of the MineDojo paper.", "", f1_table(models), ""]
+    if people:
+        md += people_section(people)
     md += ["## Robust alternatives", "", "Best-window score (`max`), mean of the top-k windows (`topk`) and, where "
            "the artifact carries one, a calibrated fixed threshold (`judge.json`).", ""]
     for rule in ("max", "topk"):
@@ -225,3 +230,50 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
         md += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     (out / "report.md").write_text("\n".join(md))
     return metrics
+
+
+def _kappa(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def _share(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.0f}%"
+
+
+def _agree(row: dict) -> str:
+    return "-" if not row["n"] else f"{_kappa(row['kappa'])} ({100 * row['agreement']:.0f}% of {row['n']})"
+
+
+def people_section(people: dict) -> list[str]:
+    """report.md's section on human labels: the judge against people, and agreement."""
+    labellers = ", ".join(f"`{k}` {v}" for k, v in sorted(people["labellers"].items()))
+    est = people["estimate"]
+    md = ["## The judge against people", "",
+          f"Human labels (`labeller` = `human:<name>`), labels per person: {labellers}. A trajectory is judged "
+          "against people's majority where people labelled it, else against the success criterion or oracle "
+          "(the `labels` column of the details says which: `people` or the labeller). Kappa: Cohen's; "
+          "in brackets the share of trajectories on which the two agree.", "",
+          "| task | people-labelled (of n) | labellers | ties | F1 vs people | F1 vs criterion/oracle, same "
+          "trajectories | F1 vs criterion/oracle, all | kappa people-criterion/oracle | kappa people-judge |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for task, r in people["tasks"].items():
+        md.append(f"| {task} | {r['people']} ({r['n']}) | {r['labellers']} | {r['ties']} | {_pct(r['f1_people'])} | "
+                  f"{_pct(r['f1_reference_same'])} | {_pct(r['f1_reference'])} | {_agree(r['people_vs_reference'])} | "
+                  f"{_agree(r['people_vs_judge'])} |")
+    md += [f"| **mean** | | | | **{_pct(people['mean_f1_people'])}** | **{_pct(people['mean_f1_reference_same'])}** "
+           f"| | {_agree(people['people_vs_reference'])} | {_agree(people['people_vs_judge'])} |", "",
+           f"Estimated mean F1 against people over all {est['total']} judged trajectories, {est['labelled']} of "
+           f"them labelled by people: **{_pct(est['estimate'])}** ({100 * est['level']:.0f}% interval "
+           f"{_pct(est['low'])}-{_pct(est['high'])}; unlabelled ones drawn from the agreement on labelled ones, "
+           "`mineclip/evaluate/estimate.py`; cautious when people labelled the trajectories nearest the judge's "
+           "threshold, as `mineclip label --model` shows them).", ""]
+    md += ["### Agreement between labellers", ""]
+    if people["pairwise"]:
+        md += ["| labeller | labeller | both labelled | agreement | Cohen's kappa |", "|---|---|---|---|---|"]
+        md += [f"| `{p['a']}` | `{p['b']}` | {p['n']} | {_share(p['agreement'])} | {_kappa(p['kappa'])} |"
+               for p in people["pairwise"]]
+        md += ["", f"Fleiss' kappa over the {people['fleiss']['n']} trajectories with two or more labellers: "
+                   f"{_kappa(people['fleiss']['kappa'])}.", ""]
+    else:
+        md += ["One labeller: no agreement between people to measure.", ""]
+    return md

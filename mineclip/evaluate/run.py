@@ -18,10 +18,11 @@ import torch
 from mineclip.model.artifact import ArtifactError, read_judge, write_judge
 from mineclip.reward import RewardModel
 
+from .human import merge_labels, people_stats
 from .judge import DEFAULT_TOPK
 from .report import mean_f1, write_report
 from .scoring import Scorer, judge_tasks, score_all
-from .trajectories import Problem, read_labels
+from .trajectories import Problem, read_label_files
 
 log = logging.getLogger(__name__)
 UNTRAINED = "untrained"
@@ -40,7 +41,7 @@ class EvalSettings:
     """Everything `evaluate` needs; the defaults are `mineclip eval`'s."""
 
     model: str  # artifact directory
-    labels: str  # labelled trajectories, JSON lines
+    labels: str | list[str]  # labelled trajectories, JSON lines: one file, or several (e.g. a set and people's labels)
     out: str  # folder for report.md, metrics.json and plots
     baselines: list[str] = field(default_factory=list)  # other artifacts judged beside
     untrained: bool = True  # judge an untrained model of the same architecture beside
@@ -131,17 +132,24 @@ def negatives_of(policy: str, label_prompts: list[str]) -> tuple[Callable[[str],
 def evaluate(s: EvalSettings) -> EvalResult:
     """Judge the labelled trajectories of `s.labels` with the artifact `s.model` and write the report."""
     t0 = time.time()
-    out, labels_path = Path(s.out), Path(s.labels)
-    if not labels_path.is_file():
-        raise EvalError(f"labels file not found: {labels_path}")
-    trajectories, problems, lines = read_labels(labels_path)
+    out = Path(s.out)
+    label_paths = [Path(p) for p in ([s.labels] if isinstance(s.labels, (str, Path)) else s.labels)]
+    if not label_paths:
+        raise EvalError("expected at least one labels file")
+    for path in label_paths:
+        if not path.is_file():
+            raise EvalError(f"labels file not found: {path}")
+    labels_path = label_paths[0]
+    lines_read, problems, lines = read_label_files(label_paths)
+    trajectories, unlabelled = merge_labels(lines_read)
+    problems += unlabelled
     main_name, models = load_models(s)
 
     prompts = list(dict.fromkeys(t.prompt for t in trajectories))
     negatives_for, negatives_source, notes = negatives_of(s.negatives, prompts)
     scorer = Scorer(models, negatives_for, mode=s.mode, topk=s.topk)
     scores, more_problems = score_all(scorer, trajectories, s.progress)
-    problems = sorted(problems + more_problems, key=lambda p: p.line)
+    problems = sorted(problems + more_problems, key=lambda p: (p.file or "", p.line))
 
     calibrated = read_judge(s.model)
     judged = {name: judge_tasks(items, calibrated if name == main_name else None) for name, items in scores.items()}
@@ -168,15 +176,17 @@ def evaluate(s: EvalSettings) -> EvalResult:
             retrieval = {name: {"error": str(e)} for name in models}
             notes.append(f"retrieval failed: {e}")
 
-    judged_ids = {ts.traj.line for items in scores.values() for ts in items}
+    judged_ids = {id(ts.traj) for items in scores.values() for ts in items}
     by_kind = Counter(p.kind for p in problems)
     counts = {"lines": lines, "judged": len(judged_ids), "skipped": len(problems), "by_kind": dict(by_kind)}
     rm = models[main_name]
-    settings = {"model": str(Path(s.model).resolve()), "labels": str(labels_path.resolve()), "mode": s.mode,
+    people = people_stats(scores[main_name], judged[main_name]) if scores.get(main_name) else None
+    settings = {"model": str(Path(s.model).resolve()), "labels": str(labels_path.resolve()),
+                "label_files": [str(p.resolve()) for p in label_paths], "mode": s.mode,
                 "window": rm.window, "frame_stride": rm.frame_stride, "first_steps": "repeat", "topk": s.topk,
                 "negatives": s.negatives, "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     metrics = write_report(out, main_model=main_name, models=judged, scores=scores, problems=problems,
-                           counts=counts, settings=settings, retrieval=retrieval, notes=notes)
+                           counts=counts, settings=settings, retrieval=retrieval, notes=notes, people=people)
     return EvalResult(str(out / "report.md"), metrics, lines, counts["judged"], problems,
                       {name: mean_f1(tasks) for name, tasks in judged.items()}, time.time() - t0)

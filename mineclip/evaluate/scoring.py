@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -87,7 +88,8 @@ def judge_tasks(scores: list[TrajectoryScore], calibrated: dict | None = None) -
     for task, items in sorted(by_task.items()):
         labels = [ts.traj.label for ts in items]
         entry = {"prompt": items[0].traj.prompt, "n": len(items), "positives": int(sum(labels)),
-                 "negatives": len(items) - int(sum(labels)), "ids": [ts.traj.id for ts in items], "rules": {}}
+                 "negatives": len(items) - int(sum(labels)), "ids": [ts.traj.id for ts in items],
+                 "labels": dict(Counter(ts.traj.labeller or "-" for ts in items)), "rules": {}}
         for rule in SCORE_RULES:
             s = [ts.scores[rule] for ts in items]
             rules = {"kmeans": judge(s, labels, "kmeans", rule=rule).to_dict()}

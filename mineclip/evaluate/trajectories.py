@@ -1,7 +1,8 @@
 """Labelled trajectories (the task suite's JSON-lines format): reading, checking, loading frames.
 
 Every line that cannot be used becomes a `Problem` with its line number and reason; nothing is
-dropped silently.
+dropped silently. A line may carry no label yet (`"label": null`: a trajectory recorded for people
+to label); `mineclip.evaluate.human` merges the lines of one or more files per trajectory.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 PROBLEM_KINDS = ("broken_json", "missing_field", "bad_label", "unknown_task", "missing_video",
-                 "unreadable_video")
+                 "unreadable_video", "unlabelled", "no_majority")
 
 
 @dataclass
@@ -28,9 +29,11 @@ class Problem:
     kind: str
     message: str
     id: str | None = None
+    file: str | None = None  # set when several files are read
 
     def __str__(self) -> str:
-        return f"line {self.line}{f' ({self.id})' if self.id else ''}: {self.kind}: {self.message}"
+        where = f"{self.file}: " if self.file else ""
+        return f"{where}line {self.line}{f' ({self.id})' if self.id else ''}: {self.kind}: {self.message}"
 
 
 @dataclass
@@ -41,10 +44,14 @@ class Trajectory:
     id: str
     task: str  # task id, or the prompt when the line has no task id
     prompt: str
-    label: int
+    label: int | None  # None: not labelled yet (see mineclip.evaluate.human for the label judged against)
     source: Path  # video file or frames folder
     labeller: str = ""
     record: dict = field(default_factory=dict)
+    file: str = ""  # the labels file the line came from
+    votes: dict[str, int] = field(default_factory=dict)  # people's labels: labeller -> 0/1 (merged)
+    reference: int | None = None  # the success criterion's or oracle's label (merged)
+    reference_labeller: str = ""
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -109,8 +116,8 @@ def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = T
             label = rec.get("label")
             if isinstance(label, bool):
                 label = int(label)
-            if label not in (0, 1):
-                problems.append(Problem(n, "bad_label", f"expected label 0 or 1, got {label!r}", tid))
+            if label not in (0, 1, None):
+                problems.append(Problem(n, "bad_label", f"expected label 0, 1 or null, got {label!r}", tid))
                 continue
             rel = rec.get("video") or rec.get("frames")
             if not rel:
@@ -120,16 +127,38 @@ def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = T
             if not src.exists():
                 problems.append(Problem(n, "missing_video", f"not found: {src}", tid))
                 continue
-            out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), int(label), src,
-                                  str(rec.get("labeller", "")), rec))
+            out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), label, src,
+                                  str(rec.get("labeller", "")), rec, str(path)))
     return out, problems, lines
+
+
+def read_label_files(paths: list[str | Path], lookup: Callable[[str], str] | None | bool = True
+                     ) -> tuple[list[Trajectory], list[Problem], int]:
+    """`read_labels` over several files (problems name their file when there is more than one)."""
+    if lookup is True:
+        lookup = _task_lookup()
+    trajectories, problems, lines = [], [], 0
+    for path in paths:
+        t, p, n = read_labels(path, lookup if lookup is not None else False)
+        if len(paths) > 1:
+            for q in p:
+                q.file = str(path)
+        trajectories += t
+        problems += p
+        lines += n
+    return trajectories, problems, lines
 
 
 def load_frames(traj: Trajectory) -> np.ndarray:
     """uint8 RGB frames [T, H, W, 3] of a trajectory (mp4 or a folder of PNGs, in name order).
 
     Raises ValueError (VideoDecodeError) with a readable message when the frames cannot be read."""
-    src = traj.source
+    return load_media(traj.source)
+
+
+def load_media(src: Path) -> np.ndarray:
+    """uint8 RGB frames [T, H, W, 3] of a video file or a folder of PNG/JPEG frames (name order)."""
+    src = Path(src)
     if src.is_dir():
         from PIL import Image
 

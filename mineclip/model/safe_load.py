@@ -33,7 +33,7 @@ _REFUSED_MODULES = {
     "os", "posix", "nt", "subprocess", "sys", "shutil", "socket", "importlib", "runpy", "pickle",
     "_pickle", "marshal", "ctypes", "code", "codeop", "pty", "webbrowser", "multiprocessing",
     "signal", "tempfile", "pathlib", "io", "_io", "glob", "commands", "platform", "asyncio",
-    "threading", "_thread", "pdb", "timeit", "cProfile", "profile", "trace", "__builtin__",
+    "threading", "_thread", "pdb", "timeit", "cProfile", "profile", "trace",
 }
 
 _ALLOWED_BUILTINS = {"set", "frozenset", "slice", "range", "complex", "int", "float", "bool", "str",
@@ -87,6 +87,8 @@ class _RestrictedUnpickler(pickle.Unpickler):
     stand_ins: dict[str, type] = {}
 
     def find_class(self, module: str, name: str):
+        if module == "__builtin__":  # Python 2's name of builtins, in protocol 0-2 pickles (DeepSpeed 0.15's)
+            module = "builtins"
         key = (module, name)
         if key in _ALLOWED_GLOBALS:
             return _ALLOWED_GLOBALS[key]()

@@ -53,7 +53,9 @@ def _faststart(data: bytes, tmp_path) -> bytes:
 
     path = tmp_path / "faststart.mp4"
     with av.open(io.BytesIO(data)) as src, av.open(str(path), "w", options={"movflags": "faststart"}) as dst:
-        stream = dst.add_stream_from_template(src.streams.video[0])
+        template = src.streams.video[0]
+        stream = dst.add_stream_from_template(template) if hasattr(dst, "add_stream_from_template") else \
+            dst.add_stream(template=template)  # PyAV < 14
         for p in src.demux(src.streams.video[0]):
             if p.dts is not None:
                 p.stream = stream

@@ -249,3 +249,19 @@ def test_unknown_metadata_classes_become_inert_stand_ins(tiny_official_sd, tmp_p
     assert model.config.temporal.pooling == "attn"
     obj = safe_torch_load(tmp_path / "meta.pth")["hparams"]
     assert isinstance(obj, InertObject) and obj.state == {"lr": 1e-4, "name": "run"}
+
+
+def test_python2_builtins_in_old_protocol_pickles_read_as_builtins_and_eval_is_still_refused(tiny_official_sd,
+                                                                                             tmp_path):
+    # DeepSpeed 0.15 writes its client state with protocol 2, which names builtins `__builtin__`
+    from mineclip.model.safe_load import safe_torch_load
+
+    # (a class weights_only refuses sends the file through the restricted unpickler)
+    torch.save({**tiny_official_sd, "tags": {"a", "b"}, "hparams": _HParams()}, tmp_path / "old.pth",
+               pickle_protocol=2)
+    assert safe_torch_load(tmp_path / "old.pth")["tags"] == {"a", "b"}
+    marker = tmp_path / "side_effect"
+    torch.save({**tiny_official_sd, "x": _EvalsCode(marker)}, tmp_path / "old_evil.pth", pickle_protocol=2)
+    with pytest.raises(UnsafeCheckpointError, match="refused to unpickle builtins.eval"):
+        safe_torch_load(tmp_path / "old_evil.pth")
+    assert not marker.exists()

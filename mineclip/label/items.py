@@ -1,0 +1,151 @@
+"""The set a person labels: a trajectory JSON-lines file (the format `eval.py` reads; videos or frame
+folders beside it), or a folder of videos with a prompt per video (`NAME.txt` beside `NAME.mp4`,
+or one `--prompt` for all).
+
+Every line or video that cannot be shown becomes a `Problem` (with its line number) and is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mineclip.evaluate.human import is_human
+from mineclip.evaluate.trajectories import Problem
+
+from .files import OutsideSetError, relative_inside
+
+VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".mov", ".gif", ".avi", ".m4v")
+DEFAULT_FPS = 8.0
+
+
+@dataclass
+class Item:
+    """One trajectory to label."""
+
+    index: int  # position in the set
+    id: str
+    task: str  # task id, or the prompt when there is none
+    prompt: str
+    media: str  # video file or frames folder, POSIX path relative to the set's folder
+    line: int = 0  # line of the set's file (0: a video of a folder)
+    fps: float = DEFAULT_FPS
+    reference: int | None = None  # the criterion's or oracle's label, when the set has one
+    reference_labeller: str = ""
+    record: dict = field(default_factory=dict)  # the set's line
+
+
+@dataclass
+class LabelSet:
+    """The items of a set, where they live, and the lines that were skipped."""
+
+    root: Path  # the set's folder: every file served is under it
+    source: Path  # the JSON-lines file or the folder
+    items: list[Item]
+    problems: list[Problem]
+
+    def by_id(self) -> dict[str, Item]:
+        return {it.id: it for it in self.items}
+
+
+def read_set(path: str | Path, prompt: str | None = None) -> LabelSet:
+    """Read a set to label: a JSON-lines file or a folder of videos."""
+    path = Path(path)
+    if path.is_dir():
+        return _read_folder(path, prompt)
+    if not path.is_file():
+        raise FileNotFoundError(f"no set to label at {path}: expected a .jsonl file or a folder of videos")
+    return _read_jsonl(path)
+
+
+def _task_prompt(task_id: str) -> str:
+    from mineclip.tasks.registry import get_task
+
+    return get_task(task_id).prompt
+
+
+def _read_jsonl(path: Path) -> LabelSet:
+    root = path.parent.resolve()
+    items: list[Item] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+            if not isinstance(rec, dict):
+                raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
+        except ValueError as e:
+            problems.append(Problem(n, "broken_json", f"not a JSON object: {e}"))
+            continue
+        tid = str(rec.get("id") or f"line{n}")
+        if tid in seen:
+            problems.append(Problem(n, "duplicate_id", f"id {tid!r} already used by an earlier line", tid))
+            continue
+        task_id, text = rec.get("task_id"), rec.get("prompt")
+        if task_id:
+            try:
+                text = _task_prompt(str(task_id))
+            except KeyError as e:
+                problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
+                continue
+        if not text:
+            problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
+            continue
+        rel = rec.get("video") or rec.get("frames")
+        if not rel or not isinstance(rel, str):
+            problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
+            continue
+        try:
+            media = relative_inside(root, rel)
+        except OutsideSetError as e:
+            problems.append(Problem(n, "outside_set", str(e), tid))
+            continue
+        if not (root / media).exists():
+            problems.append(Problem(n, "missing_video", f"not found: {root / media}", tid))
+            continue
+        label, by = rec.get("label"), str(rec.get("labeller") or "")
+        reference = int(label) if label in (0, 1) and not is_human(by) else None
+        fps = rec.get("fps")
+        seen.add(tid)
+        items.append(Item(len(items), tid, str(task_id or text), str(text), media, n,
+                          float(fps) if isinstance(fps, (int, float)) and fps > 0 else DEFAULT_FPS,
+                          reference, by if reference is not None else "", rec))
+    return LabelSet(root, path.resolve(), items, problems)
+
+
+def _read_folder(folder: Path, prompt: str | None) -> LabelSet:
+    root = folder.resolve()
+    items: list[Item] = []
+    problems: list[Problem] = []
+    videos = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES)
+    for video in videos:
+        rel = video.relative_to(root).as_posix()
+        try:
+            relative_inside(root, rel)
+        except OutsideSetError as e:
+            problems.append(Problem(0, "outside_set", str(e), rel))
+            continue
+        side = video.with_suffix(".txt")
+        text = next((ln.strip() for ln in side.read_text(encoding="utf-8").splitlines() if ln.strip()), "") \
+            if side.is_file() else ""
+        text = text or (prompt or "")
+        if not text:
+            problems.append(Problem(0, "missing_field", f"{rel}: no prompt (expected {side.name} beside it, "
+                                                       "or --prompt)", rel))
+            continue
+        items.append(Item(len(items), rel, text, text, rel, 0, _video_fps(video), record={"prompt": text}))
+    if not videos:
+        problems.append(Problem(0, "missing_video", f"no videos ({', '.join(VIDEO_SUFFIXES)}) under {root}"))
+    return LabelSet(root, root, items, problems)
+
+
+def _video_fps(path: Path) -> float:
+    try:
+        from mineclip.data.video import video_info
+
+        return video_info(path)["fps"] or DEFAULT_FPS
+    except Exception:  # an unreadable video still gets listed; showing it reports the error
+        return DEFAULT_FPS
