@@ -6,9 +6,11 @@ result with `mineclip eval`. The screenshot in docs/img/label.png comes from her
 
 import http.client
 import json
+import re
 from urllib.parse import urlparse
 
 from playwright import sync_api as playwright
+from playwright.sync_api import expect
 
 from mineclip.evaluate.cli import main as eval_main
 
@@ -26,8 +28,14 @@ def current(page) -> str:
     return page.locator("body").get_attribute("data-ready")
 
 
+# Waiting goes through Playwright's assertions, not wait_for_function: the page's Content Security
+# Policy forbids evaluating strings, and older Playwright releases evaluate wait_for_function's.
+WAIT_MS = 30_000
+
+
 def wait_moved(page, previous: str) -> str:
-    page.wait_for_function("id => document.body.dataset.ready && document.body.dataset.ready !== id", arg=previous)
+    another_id = re.compile(rf"^(?!{re.escape(previous)}$).+")
+    expect(page.locator("body")).to_have_attribute("data-ready", another_id, timeout=WAIT_MS)
     return current(page)
 
 
@@ -73,7 +81,7 @@ def test_label_in_the_browser_kill_restart_and_evaluate(fresh_set, micro_artifac
 
             # the player: speed, pause, frame steps, scrub
             page.locator("#speed").select_option("4")
-            page.wait_for_function("() => +document.querySelector('#frame-counter').textContent.split(' ')[1] > 3")
+            expect(page.locator("#frame-counter")).to_have_text(re.compile(r"^frame ([4-9]|[1-9]\d+) /"), timeout=WAIT_MS)
             page.keyboard.press("Space")
             assert page.get_by_role("button", name="Play", exact=True).is_visible()
             k = counter(page)
@@ -158,7 +166,7 @@ def test_label_in_the_browser_kill_restart_and_evaluate(fresh_set, micro_artifac
             page.get_by_label("creativity of lay_stone_row").select_option("3")
             page.get_by_label("novelty of lay_stone_row").select_option("1")
             page.get_by_role("button", name="Save rating for lay_stone_row").click()
-            page.wait_for_function("() => document.querySelector('#rating-rows').textContent.includes('2.0 / 3.0 / 1')")
+            expect(page.locator("#rating-rows")).to_contain_text("2.0 / 3.0 / 1", timeout=WAIT_MS)
         browser.close()
     assert errors == [] and other_errors == [] and errors2 == []
 
