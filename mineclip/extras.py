@@ -18,6 +18,7 @@ EXTRAS = {
     "gymnasium": "sim",
     "crafter": "sim",
     "numba": "sim",
+    "sklearn": "sim",
     "stable_baselines3": "rl",
     "fastapi": "label",
     "uvicorn": "label",
@@ -43,3 +44,14 @@ def require(*modules: str, feature: str) -> None:
             raise ValueError(f"no extra of mineclip provides {module!r}; known: {', '.join(sorted(EXTRAS))}")
         if importlib.util.find_spec(module) is None:
             raise MissingExtraError(module, feature)
+
+
+def pyplot(feature: str):
+    """matplotlib.pyplot on the headless Agg backend, for a feature that writes PNG plots."""
+    require("matplotlib", feature=feature)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.extras import pyplot
+
 from .extract import count_tokens
 from .pipeline import SkipCounter, expand_urls, shard_samples
 from .shards import decode_clip
@@ -79,10 +81,7 @@ def inspect_shards(shards: str, out: str | Path | None = None, num_clips: int = 
 
 
 def _plot_lengths(lengths: list[int], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the data report's plots")
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.hist(lengths, bins=range(0, 79, 2), color="#4a7")
@@ -98,10 +97,7 @@ def _plot_lengths(lengths: list[int], path: Path) -> Path:
 def _contact_sheet(clips, frames_per_clip: int, path: Path) -> Path:
     import textwrap
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the data report's plots")
 
     rows = len(clips)
     fig, axes = plt.subplots(rows, 1, figsize=(frames_per_clip * 1.6, rows * 1.6), squeeze=False)

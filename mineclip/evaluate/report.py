@@ -9,6 +9,8 @@ from typing import Sequence
 
 import numpy as np
 
+from mineclip.extras import pyplot
+
 from .judge import SCORE_RULES
 from .scoring import TrajectoryScore
 from .trajectories import Problem
@@ -75,12 +77,7 @@ def retrieval_table(retrieval: dict[str, dict]) -> str:
 
 # --------------------------------------------------------------------------- plots
 def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return pyplot("the judge's plots")
 
 
 def _grid(n: int) -> tuple[int, int]:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.extras import pyplot
+
 from .envs import VARIANTS
 
 COLUMNS = {"mineclip": "MineCLIP reward + success", "sparse": "success only", "dense": "manual dense"}
@@ -80,10 +82,7 @@ def _curve(run: dict, points: np.ndarray, width: float) -> np.ndarray:
 
 def plot(results: list[dict], path: str | Path) -> Path:
     """Training success rate against env steps, one panel per task, mean ± std over seeds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("RL learning curves")
 
     summary = summarise(results)
     tasks = summary["tasks"]

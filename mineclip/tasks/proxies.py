@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.extras import require
+
 VITALS = ("health", "food", "drink", "energy")
 CREATIVITY_K = 8
 NOVELTY_K = 5
@@ -140,6 +142,7 @@ def text_novelty(prompt_features: np.ndarray, caption_features: np.ndarray, k: i
 
 def lexical_novelty(prompts: list[str], captions: list[str], k: int = NOVELTY_K) -> np.ndarray:
     """`text_novelty` in TF-IDF space (words and word pairs), for when no trained model is given."""
+    require("sklearn", feature="lexical text novelty")
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vec = TfidfVectorizer(ngram_range=(1, 2)).fit(list(captions) + list(prompts))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.extras import pyplot, require
+
 from .difficulty import SCORES, load_scores
 from .pretasks import task_graph
 
@@ -59,6 +61,7 @@ def vectors(scores: dict[str, dict] | None = None, task_ids: list[str] | None = 
 
 def embed_2d(x: np.ndarray, seed: int = 0) -> np.ndarray:
     """A 2-D t-SNE map of the vectors (perplexity 30, or less for few tasks)."""
+    require("sklearn", feature="the task map")
     from sklearn.manifold import TSNE
 
     if len(x) < 3:
@@ -89,10 +92,7 @@ def plot_space(ids: list[str], coords: np.ndarray, groups: dict[str, list[str]],
                marked: dict[str, set] | None = None, title: str = "") -> Path:
     """Scatter the 2-D map once per grouping (e.g. category, MCU skill) into one PNG; tasks in
     `marked` sets (benchmarks) drawn with their own edge marker."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the task map")
 
     fig, axes = plt.subplots(1, len(groups), figsize=(7.5 * len(groups), 6.5), squeeze=False)
     cmap = plt.get_cmap("tab10")
