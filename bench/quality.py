@@ -64,35 +64,20 @@ def table(metrics: dict) -> str:
 
 def band_table(metrics: dict) -> str:
     """The trained model's judge per difficulty band (mean F1 of the paper's rule and AUC), and the
-    Spearman correlation of the tasks' F1 with each difficulty score."""
-    import numpy as np
-    from scipy.stats import spearmanr
+    Spearman correlation of the tasks' F1 with each difficulty score (`mineclip.evaluate.bands`)."""
+    from mineclip.evaluate.bands import judge_by_band
 
-    from mineclip.evaluate.report import task_f1
-    from mineclip.tasks.difficulty import BANDS, SCORES, bands, load_scores
-
-    scores = load_scores()
-    trained = next(iter(metrics["models"].values()))
-    f1 = {t: f for t, e in trained.items() if (f := task_f1(e)) is not None}
-    auc = {t: e["rules"]["mean"]["kmeans"].get("auc") for t, e in trained.items()}
-    band = bands(list(f1), scores)
-    if not band:
+    trained = next(iter(metrics["models"]))
+    by_band = judge_by_band({trained: metrics["models"][trained]})
+    if by_band is None:
         return "no difficulty scores cached: run `mineclip tasks difficulty --recompute` for the per-band table"
     out = [f"{'difficulty band':<18}{'tasks':>6}{'mean F1':>10}{'mean AUC':>10}  tasks"]
-    for b in BANDS:
-        ts = sorted(t for t in band if band[t] == b)
-        if not ts:
-            out.append(f"{b:<18}{0:>6}{'-':>10}{'-':>10}")
-            continue
-        aucs = [auc[t] for t in ts if auc.get(t) is not None]
-        out.append(f"{b:<18}{len(ts):>6}{np.mean([f1[t] for t in ts]):>10.3f}"
-                   f"{(np.mean(aucs) if aucs else float('nan')):>10.3f}  {', '.join(ts)}")
-    ts = sorted(band)
-    if len(ts) >= 3:
-        cells = []
-        for name in (*SCORES, "overall"):
-            rho = spearmanr([scores[t][name] for t in ts], [f1[t] for t in ts]).statistic
-            cells.append(f"{name} {rho:+.2f}")
+    for b, r in by_band["bands"][trained].items():
+        f1 = "-" if r["mean_f1"] is None else f"{r['mean_f1']:.3f}"
+        auc = "-" if r["mean_auc"] is None else f"{r['mean_auc']:.3f}"
+        out.append(f"{b:<18}{len(r['tasks']):>6}{f1:>10}{auc:>10}  {', '.join(r['tasks'])}")
+    cells = [f"{k} {v:+.2f}" for k, v in by_band["spearman"][trained].items() if v is not None]
+    if cells:
         out.append("Spearman rank correlation of F1 with the difficulty scores (negative: worse on harder tasks): "
                    + ", ".join(cells))
     return "\n".join(out)

@@ -163,7 +163,7 @@ def _slug(name: str) -> str:
 
 def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores: dict[str, list[TrajectoryScore]],
                  problems: list[Problem], counts: dict, settings: dict, retrieval: dict | None = None,
-                 notes: Sequence[str] = (), people: dict | None = None) -> dict:
+                 notes: Sequence[str] = (), people: dict | None = None, by_band: dict | None = None) -> dict:
     """Write report.md, metrics.json and the plots into `out`; return the metrics dict."""
     out.mkdir(parents=True, exist_ok=True)
     plots: dict[str, dict[str, str]] = {}
@@ -190,6 +190,7 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
         "retrieval": retrieval or {},
         "plots": plots,
         "people": people,
+        "difficulty_bands": by_band,
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1, default=float) + "\n")
 
@@ -199,6 +200,8 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
            f"{settings.get('window')}-frame window, {settings.get('negatives_source')}.", ""]
     md += ["## F1 per task (paper's rule: mean step reward, K-means threshold)", "",
            "F1 x 100, as in table 2 of the MineDojo paper.", "", f1_table(models), ""]
+    if by_band:
+        md += band_section(by_band)
     if people:
         md += people_section(people)
     md += ["## Robust alternatives", "", "Best-window score (`max`), mean of the top-k windows (`topk`) and, where "
@@ -227,6 +230,28 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
         md += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     (out / "report.md").write_text("\n".join(md))
     return metrics
+
+
+def band_section(by_band: dict) -> list[str]:
+    """report.md's section on `bands.judge_by_band`: mean F1 per band for each model, then the first
+    model's rank correlations."""
+    names = list(by_band["bands"])
+    first = by_band["bands"][names[0]]
+    md = ["## F1 per difficulty band (MCU)", "",
+          "Bands: terciles of the overall difficulty score over the task catalogue (`mineclip tasks "
+          "difficulty`). F1 x 100 (paper's rule), in brackets the mean ROC AUC.", "",
+          "| band | tasks | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for b, row in first.items():
+        cells = []
+        for n in names:
+            r = by_band["bands"][n][b]
+            cells.append("-" if r["mean_f1"] is None else
+                         f"{100 * r['mean_f1']:.1f}" + ("" if r["mean_auc"] is None else f" ({r['mean_auc']:.2f})"))
+        md.append(f"| {b} | {', '.join(row['tasks']) or '-'} | " + " | ".join(cells) + " |")
+    rho = by_band["spearman"][names[0]]
+    md += ["", f"Spearman rank correlation of {names[0]}'s F1 with each score (negative: worse on harder "
+           "tasks): " + ", ".join(f"{k} {'-' if v is None else f'{v:+.2f}'}" for k, v in rho.items()) + ".", ""]
+    return md
 
 
 def _kappa(v: float | None) -> str:

@@ -18,6 +18,7 @@ import torch
 from mineclip.model.artifact import ArtifactError, read_judge, write_judge
 from mineclip.reward import RewardModel
 
+from .bands import judge_by_band
 from .human import merge_labels, people_stats
 from .judge import DEFAULT_TOPK
 from .report import mean_f1, write_report
@@ -187,6 +188,7 @@ def evaluate(s: EvalSettings) -> EvalResult:
                 "negatives": s.negatives, "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     metrics = write_report(out, main_model=main_name, models=judged, scores=scores, problems=problems,
-                           counts=counts, settings=settings, retrieval=retrieval, notes=notes, people=people)
+                           counts=counts, settings=settings, retrieval=retrieval, notes=notes, people=people,
+                           by_band=judge_by_band(judged))
     return EvalResult(str(out / "report.md"), metrics, lines, counts["judged"], problems,
                       {name: mean_f1(tasks) for name, tasks in judged.items()}, time.time() - t0)
