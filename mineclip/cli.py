@@ -9,7 +9,7 @@ COMMANDS = {
     "demo": ("mineclip.demo", "build the full and tiny models and score prompts against a clip"),
     "pipeline": ("mineclip.pipeline.cli", "record play, train, export and evaluate on the built-in default"),
     "data": ("mineclip.data.cli", "build WebDataset shards from videos + transcripts; inspect shards"),
-    "tasks": ("mineclip.tasks.cli", "the crafter task catalogue: list, show, difficulty scores, MineDojo import"),
+    "tasks": ("mineclip.tasks.cli", "the crafter task catalogues, MCU difficulty scores, the task space and benchmarks, text planning"),
     "play": ("mineclip.play.cli", "scripted play: record trajectories, the labelled evaluation set, narrated clips"),
     "train": ("mineclip.train.cli", "contrastive training (Lightning CLI, same as train.py)"),
     "export": ("mineclip.export.cli", "checkpoint -> reward/judge artifact (safetensors + JSON)"),
