@@ -36,3 +36,11 @@ def test_unknown_command_and_usage(capsys):
     assert main(["frobnicate"]) == 2
     assert "unknown command 'frobnicate'" in capsys.readouterr().err
     assert main([]) == 0 and "usage: mineclip [--version] COMMAND" in capsys.readouterr().out
+
+
+def test_python_dash_m_mineclip_is_the_command():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "mineclip", "--version"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("mineclip "), r.stderr
