@@ -16,6 +16,7 @@ COMMANDS = {
     "eval": ("mineclip.evaluate.cli", "F1 of the success judge on labelled trajectories (same as eval.py)"),
     "label": ("mineclip.label.cli", "label trajectories in the browser (people in the loop); rate tasks"),
     "rl": ("mineclip.rl.cli", "PPO on the task suite with the learned reward"),
+    "assist": ("mineclip.assist.cli", "chat with a CraftAssist-style assistant in a crafter world, checked by the model"),
 }
 
 

@@ -1,0 +1,81 @@
+"""`mineclip assist`: chat with the assistant in a fresh crafter world (empty inventory).
+
+    mineclip assist                                   interactive chat in the terminal
+    mineclip assist --command "chop a tree" --world-seed 1000 --json     scripted, one JSON object
+    mineclip assist train-parser [--out DIR]          retrain the parser (the packaged one by default)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .parser.train import ParserTraining
+
+    p = argparse.ArgumentParser(prog="mineclip assist", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--command", action="append", default=[], metavar="TEXT",
+                   help="a message to send (repeat for a multi-turn exchange); without it: interactive chat")
+    p.add_argument("--world-seed", type=int, default=None, help="the world (default: the first 'play' world)")
+    p.add_argument("--model", default=None, metavar="ARTIFACT",
+                   help="an exported artifact (`mineclip export`) for the judge and 'what do you see' "
+                        "(default: no judge)")
+    p.add_argument("--judge-threshold", type=float, default=None,
+                   help="the judge's verdict threshold (default: the one calibrated for the model, else 0)")
+    p.add_argument("--parser", default=None, metavar="DIR", help="a parser artifact (default: the packaged one)")
+    p.add_argument("--max-steps", type=int, default=600, help="world steps one message may set going")
+    p.add_argument("--json", action="store_true", help="print one JSON object (with --command)")
+    p.add_argument("--record", default=None, metavar="DIR",
+                   help="write each carried-out command as a labelled trajectory (DIR/trajectories.jsonl + "
+                        "videos/, what `mineclip eval` reads)")
+    p.add_argument("--video", default=None, metavar="PATH", help="save the whole session as an mp4")
+    sub = p.add_subparsers(dest="action", metavar="{train-parser}",
+                           help="train-parser: retrain the semantic parser (without it: chat)")
+    d = ParserTraining()
+    t = sub.add_parser("train-parser", help="retrain the semantic parser",
+                       description="Train the semantic parser on generated pairs (never on the hand-written set, "
+                                   "which it is measured on).")
+    t.add_argument("--out", default=None, help="artifact folder (default: the packaged parser)")
+    t.add_argument("--examples", type=int, default=d.examples, help="generated training pairs")
+    t.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training pairs")
+    t.add_argument("--seed", type=int, default=d.seed, help="seed of the generator and the initial weights")
+    t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
+    return p
+
+
+def _train_parser(a: argparse.Namespace) -> int:
+    from .handwritten import load_handwritten
+    from .parser.metrics import format_metrics
+    from .parser.train import ParserTraining, default_out, train_parser
+
+    out = a.out or default_out()
+    settings = ParserTraining(examples=a.examples, epochs=a.epochs, seed=a.seed, threads=a.threads)
+    _, metrics = train_parser(settings, out, handwritten=load_handwritten("test"))
+    print(format_metrics("generated test split", metrics["generated_test"]))
+    print(format_metrics("hand-written test set", metrics["handwritten"]))
+    print(f"trained in {metrics['info']['train_seconds']} s; saved to {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    if a.action == "train-parser":
+        return _train_parser(a)
+    from .chat import ChatSettings, run_chat
+
+    settings = ChatSettings(commands=a.command, world_seed=a.world_seed, model=a.model,
+                            judge_threshold=a.judge_threshold, parser=a.parser, max_steps=a.max_steps, json=a.json,
+                            record=a.record, video=a.video)
+    try:
+        return run_chat(settings)
+    except KeyboardInterrupt:
+        return 0
+    except (FileNotFoundError, ValueError) as e:  # a missing artifact or parser, an unusable world seed
+        print(f"mineclip assist: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

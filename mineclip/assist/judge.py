@@ -1,0 +1,151 @@
+"""The learned judge of a command: the MineCLIP reward of the recorded frames with the command's
+own words as the prompt (the paper's rule: score = mean step reward of `direct` mode), against the
+suite's prompts and the narrator's scene captions (`mineclip.tasks.negatives`, policy `scene`)
+minus the prompts of suite tasks that ask for the same thing (which would compete with a correct
+command). The verdict is score > threshold; the threshold is calibrated per model by
+`bench/assist.py --calibrate` (stored in `data/judge_thresholds.json` by the artifact's sha256) or
+given; without either the rule is "above chance" (score > 0: the command's probability rose
+above 1/N in some window).
+
+The same model ranks descriptions of the current view for "what do you see" (`describe_view`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from .intent import FIGHTS, Intent
+
+CALIBRATION_FILE = "judge_thresholds.json"
+
+
+@dataclass
+class Verdict:
+    """The judge's decision on one command."""
+
+    score: float
+    verdict: bool
+    threshold: float
+    rule: str
+    prompt: str
+    negatives: int
+    frames: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def intent_atoms(intent: Intent) -> set[str]:
+    """The suite's atoms a command asks for (to keep tasks that ask the same out of the negatives)."""
+    a, t = intent.action, intent.thing
+    atoms: set[str] = set()
+    if a == "MOVE" and intent.target is not None and intent.target.kind:
+        atoms.add(f"find_{intent.target.kind}")
+    elif a in ("COLLECT", "DESTROY") and t:
+        atoms.add(f"collect_{t}")
+    elif a == "BUILD" and t:
+        atoms |= {"place_stone", "find_water"} if intent.shape == "BRIDGE" else {f"place_{t}"}
+    elif a == "DIG":
+        atoms.add("collect_stone")
+    elif a == "FILL":
+        atoms.add("place_stone")
+    elif a == "CRAFT" and t:
+        atoms.add(f"make_{t}")
+    elif a == "FIGHT" and t:
+        atoms |= {FIGHTS[t], f"hit_{t}"}
+    elif a == "EAT":
+        atoms.add("eat_plant" if t == "plant" else "eat_cow")
+    elif a == "DRINK":
+        atoms.add("collect_drink")
+    elif a == "SLEEP":
+        atoms |= {"sleep", "wake_up"}
+    return atoms
+
+
+@lru_cache(maxsize=1)
+def _task_roots() -> dict[str, set[str]]:
+    from mineclip.tasks.pretasks import task_graph
+    from mineclip.tasks.registry import list_tasks
+
+    return {t.prompt: set(task_graph(t).roots) for t in list_tasks()}
+
+
+def negatives_for_command(prompt: str, atoms: set[str]) -> list[str]:
+    """The scene negatives of a prompt without the suite prompts that ask for one of `atoms`."""
+    from mineclip.tasks.negatives import negatives_for
+
+    same = {p for p, roots in _task_roots().items() if roots & atoms}
+    return [n for n in negatives_for(prompt, "scene") if n not in same]
+
+
+def calibrated_threshold(sha256: str | None) -> float | None:
+    """The threshold `bench/assist.py --calibrate` stored for a model (by its weights' sha256), or None."""
+    if not sha256:
+        return None
+    table = json.loads(resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE).read_text()) \
+        if resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE).is_file() else {}
+    entry = table.get(sha256)
+    return float(entry["threshold"]) if entry else None
+
+
+def save_calibration(sha256: str, threshold: float, info: dict, path: str | os.PathLike | None = None) -> Path:
+    """Store a model's calibrated threshold in the package's table."""
+    p = Path(path) if path else Path(str(resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE)))
+    table = json.loads(p.read_text()) if p.is_file() else {}
+    table[sha256] = {"threshold": threshold, **info}
+    p.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    return p
+
+
+class CommandJudge:
+    """Scores recorded frames against a command with a MineCLIP reward model."""
+
+    def __init__(self, reward_model, threshold: float | None = None, source: str = "given"):
+        self.rm = reward_model
+        sha = (reward_model.config or {}).get("sha256")
+        if threshold is None:
+            threshold, source = calibrated_threshold(sha), "calibrated"
+        if threshold is None:
+            threshold, source = 0.0, "above chance (uncalibrated)"
+        self.threshold, self.rule = float(threshold), source
+
+    @classmethod
+    def load(cls, artifact_dir: str | os.PathLike, threshold: float | None = None) -> CommandJudge:
+        """A judge from an exported artifact (`mineclip export`)."""
+        from mineclip.reward import RewardModel
+
+        return cls(RewardModel.load(artifact_dir), threshold, "given" if threshold is not None else "")
+
+    def score(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> tuple[float, int]:
+        """(mean step reward of the frames for the prompt, number of negatives)."""
+        negatives = negatives_for_command(prompt, atoms)
+        fn = self.rm.reward_fn(prompt, negatives, mode="direct")
+        return float(fn.trajectory(frames).step_rewards.mean()), len(negatives)
+
+    def judge(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> Verdict:
+        """The verdict on a command's frames (at least two: the first is the command's start)."""
+        score, n = self.score(prompt, frames, atoms)
+        return Verdict(score, score > self.threshold, self.threshold, self.rule, prompt, n, len(frames))
+
+    def describe_view(self, frames: np.ndarray, k: int = 3) -> list[tuple[str, float]]:
+        """The `k` scene captions the model finds most like the latest window of frames, with probabilities."""
+        import torch
+
+        from mineclip.tasks.scenes import IDLE, VIEW, VIEW_NEAR
+
+        captions = list(dict.fromkeys(IDLE + [c for cs in {**VIEW, **VIEW_NEAR}.values() for c in cs]))
+        w, s = self.rm.window, self.rm.frame_stride  # the window ending at the latest frame, as the reward sees it
+        idx = np.clip(np.arange(len(frames) - 1 - (w - 1) * s, len(frames), s), 0, None)
+        window = frames[idx]
+        with torch.inference_mode():
+            feats = self.rm.frame_features(window)[None]
+            probs = self.rm.window_logits(feats, self.rm.text_features(captions)).softmax(-1)[0]
+        top = probs.argsort(descending=True)[:k]
+        return [(captions[int(i)], float(probs[i])) for i in top]

@@ -1,0 +1,122 @@
+"""The assistant's memory: an SQLite database (as CraftAssist's) of named places, things seen and
+where, the inventory, the chat history, the task history and a triple store for tags and feedback.
+
+Positions are world tiles (x, y). `observe` files what one world state shows; queries answer the
+dialogue manager (`GET_MEMORY`) and the interpreter (named places, things seen out of view).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from mineclip.sim.state import CREATURES, WorldState
+
+REMEMBERED = ("tree", "water", "stone", "coal", "iron", "diamond", "lava", "sand", "table", "furnace", "plant",
+              "path") + CREATURES  # kinds worth remembering (grass is everywhere)
+
+SCHEMA = """
+CREATE TABLE places (name TEXT PRIMARY KEY, x INTEGER, y INTEGER, step INTEGER);
+CREATE TABLE objects (kind TEXT, x INTEGER, y INTEGER, last_seen INTEGER, PRIMARY KEY (kind, x, y));
+CREATE TABLE inventory (item TEXT PRIMARY KEY, count INTEGER);
+CREATE TABLE chats (id INTEGER PRIMARY KEY, step INTEGER, speaker TEXT, text TEXT);
+CREATE TABLE tasks (id INTEGER PRIMARY KEY, turn INTEGER, label TEXT, action TEXT, status TEXT,
+                    start_step INTEGER, end_step INTEGER, effects TEXT);
+CREATE TABLE triples (subj TEXT, pred TEXT, obj TEXT);
+"""
+
+
+class Memory:
+    """An SQLite memory (in RAM by default; a file path keeps it)."""
+
+    def __init__(self, path: str = ":memory:"):
+        self.db = sqlite3.connect(path)
+        self.db.executescript(SCHEMA)
+
+    # -- observations --------------------------------------------------------------------------
+    def observe(self, state: WorldState) -> None:
+        """File what a world state shows: the things in view (creatures: only where they are now)
+        and the inventory."""
+        px, py = state.pos
+        rows = [(k, px + dx, py + dy, state.step) for k, offsets in state.view.items() if k in REMEMBERED
+                for dx, dy in offsets]
+        with self.db:
+            for kind in CREATURES:  # creatures move: forget where they were
+                self.db.execute("DELETE FROM objects WHERE kind = ?", (kind,))
+            if state.view:  # a tile in view that shows something else now (mined, placed) is forgotten
+                xs = [px + dx for offsets in state.view.values() for dx, _ in offsets]
+                ys = [py + dy for offsets in state.view.values() for _, dy in offsets]
+                self.db.execute("DELETE FROM objects WHERE x BETWEEN ? AND ? AND y BETWEEN ? AND ?",
+                                (min(xs), max(xs), min(ys), max(ys)))
+            self.db.executemany("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?)", rows)
+            self.db.execute("DELETE FROM inventory")
+            self.db.executemany("INSERT INTO inventory VALUES (?, ?)", list(state.inventory.items()))
+
+    def seen(self, kind: str) -> list[tuple[int, int]]:
+        """Positions where a kind was last seen."""
+        return [(x, y) for x, y in self.db.execute("SELECT x, y FROM objects WHERE kind = ?", (kind,))]
+
+    def nearest(self, kind: str, pos: tuple[int, int]) -> tuple[int, int] | None:
+        """The remembered position of a kind nearest `pos`, or None."""
+        row = self.db.execute("SELECT x, y FROM objects WHERE kind = ? ORDER BY abs(x - ?) + abs(y - ?) LIMIT 1",
+                              (kind, pos[0], pos[1])).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def inventory(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT item, count FROM inventory"))
+
+    # -- places ------------------------------------------------------------------------------------
+    def name_place(self, name: str, pos: tuple[int, int], step: int) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO places VALUES (?, ?, ?, ?)", (name, pos[0], pos[1], step))
+            self.db.execute("INSERT INTO triples VALUES (?, 'has_name', ?)", (f"place:{pos[0]},{pos[1]}", name))
+
+    def place(self, name: str) -> tuple[int, int] | None:
+        row = self.db.execute("SELECT x, y FROM places WHERE name = ?", (name,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def places(self) -> dict[str, tuple[int, int]]:
+        return {n: (x, y) for n, x, y in self.db.execute("SELECT name, x, y FROM places ORDER BY name")}
+
+    # -- chats, tasks, tags --------------------------------------------------------------------------
+    def log_chat(self, speaker: str, text: str, step: int) -> None:
+        with self.db:
+            self.db.execute("INSERT INTO chats (step, speaker, text) VALUES (?, ?, ?)", (step, speaker, text))
+
+    def chats(self) -> list[tuple[str, str]]:
+        return [(s, t) for s, t in self.db.execute("SELECT speaker, text FROM chats ORDER BY id")]
+
+    def add_task(self, turn: int, label: str, action: dict, step: int) -> int:
+        with self.db:
+            cur = self.db.execute("INSERT INTO tasks (turn, label, action, status, start_step) VALUES (?, ?, ?, ?, ?)",
+                                  (turn, label, json.dumps(action), "running", step))
+        return int(cur.lastrowid)
+
+    def end_task(self, task_id: int, status: str, step: int, effects: dict | None = None) -> None:
+        with self.db:
+            self.db.execute("UPDATE tasks SET status = ?, end_step = ?, effects = ? WHERE id = ?",
+                            (status, step, json.dumps(effects or {}), task_id))
+
+    def tasks(self) -> list[dict]:
+        """The task history, oldest first."""
+        rows = self.db.execute("SELECT id, turn, label, action, status, start_step, end_step, effects FROM tasks "
+                               "ORDER BY id")
+        return [{"id": i, "turn": t, "label": lb, "action": json.loads(a), "status": s, "start_step": s0,
+                 "end_step": s1, "effects": json.loads(e) if e else {}} for i, t, lb, a, s, s0, s1, e in rows]
+
+    def tag(self, subj: str, pred: str, obj: str) -> None:
+        with self.db:
+            self.db.execute("INSERT INTO triples VALUES (?, ?, ?)", (subj, pred, obj))
+
+    def triples(self, subj: str | None = None) -> list[tuple[str, str, str]]:
+        q = "SELECT subj, pred, obj FROM triples" + (" WHERE subj = ?" if subj else "") + " ORDER BY rowid"
+        return [tuple(r) for r in self.db.execute(q, (subj,) if subj else ())]
+
+    # -- the whole memory, for checks that nothing changed ---------------------------------------------
+    def snapshot(self, include_chats: bool = False) -> dict:
+        """Every table's rows (the chat log only when asked)."""
+        tables = ["places", "objects", "inventory", "tasks", "triples"] + (["chats"] if include_chats else [])
+        return {t: sorted(self.db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+
+    def close(self) -> None:
+        self.db.close()

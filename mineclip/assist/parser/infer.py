@@ -1,0 +1,124 @@
+"""Parsing with a trained parser: message -> action dictionary (validated), and the artifact
+format (`parser.safetensors` + `parser.json`), with the packaged default in `parser/weights/`."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import torch
+
+from ..frame import CLASSES, Frame, assemble, spans_of
+from ..schema import SchemaError, check
+from ..tokens import tokenize
+from .model import Parser, ParserConfig
+
+WEIGHTS, CONFIG = "parser.safetensors", "parser.json"
+
+
+def default_dir() -> Path:
+    """The packaged parser (trained by `mineclip assist train-parser`)."""
+    return Path(str(resources.files("mineclip.assist.parser").joinpath("weights")))
+
+
+@dataclass
+class Parse:
+    """A parsed message: its words, the dictionary, the frame it came from, per-field confidence."""
+
+    words: list[str]
+    action_dict: dict
+    frame: Frame
+    confidence: dict[str, float] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # why the network's output was not a valid dictionary
+
+
+def save_parser(parser: Parser, out_dir: str | os.PathLike, info: dict | None = None) -> Path:
+    """Write a parser artifact (weights as safetensors, config and training info as JSON)."""
+    from safetensors.torch import save_file
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in parser.state_dict().items()}, str(out / WEIGHTS))
+    (out / CONFIG).write_text(json.dumps({"config": parser.config.to_dict(), "info": info or {}}, indent=1))
+    return out
+
+
+def read_parser_info(path: str | os.PathLike | None = None) -> dict:
+    """The training info saved with a parser (examples, epochs, metrics)."""
+    return json.loads((Path(path or default_dir()) / CONFIG).read_text())["info"]
+
+
+class LoadedParser:
+    """A parser ready to parse messages."""
+
+    def __init__(self, network: Parser, info: dict | None = None):
+        self.network = network.eval()
+        self.info = info or {}
+
+    def parse_many(self, texts: list[str]) -> list[Parse]:
+        """Parse several messages in one batch."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # a network this small only loses time to a second thread on a busy CPU
+        try:
+            return self._parse_many(texts)
+        finally:
+            torch.set_num_threads(threads)
+
+    @torch.inference_mode()
+    def _parse_many(self, texts: list[str]) -> list[Parse]:
+        words = [tokenize(t) for t in texts]
+        out: list[Parse] = [None] * len(texts)  # type: ignore[list-item]
+        todo = [i for i, w in enumerate(words) if w]
+        for i, w in enumerate(words):
+            if not w:
+                out[i] = Parse(w, {"dialogue_type": "NOOP"}, Frame({"dialogue_type": "NOOP"}).normalised(), {})
+        if todo:
+            ids, grams, mask = self.network.encode_words([words[i] for i in todo])
+            tag_logits, class_logits = self.network(ids, grams, mask)
+            tags = tag_logits.argmax(-1)
+            names = self.network.config.tags
+            for row, i in enumerate(todo):
+                classes, conf = {}, {}
+                for name, logits in class_logits.items():
+                    p = logits[row].softmax(-1)
+                    classes[name] = self.network.config.classes[name][int(p.argmax())]
+                    conf[name] = float(p.max())
+                tag_seq = [names[int(t)] for t in tags[row, :len(words[i])]]
+                frame = Frame(classes, spans_of(tag_seq)).normalised()
+                d = assemble(frame)
+                problems = check(d, len(words[i]))
+                if problems:
+                    d = {"dialogue_type": "NOOP"}
+                out[i] = Parse(words[i], d, frame, conf, problems)
+        return out
+
+    def parse(self, text: str) -> Parse:
+        """Parse one message."""
+        return self.parse_many([text])[0]
+
+
+def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
+    """A saved parser (default: the packaged one)."""
+    from safetensors.torch import load_file
+
+    d = Path(path) if path else default_dir()
+    if not (d / WEIGHTS).is_file() or not (d / CONFIG).is_file():
+        raise FileNotFoundError(f"no parser in {d} (expected {WEIGHTS} and {CONFIG}); "
+                                "train one with `mineclip assist train-parser --out DIR`")
+    meta = json.loads((d / CONFIG).read_text())
+    config = ParserConfig.from_dict(meta["config"])
+    if {k: list(v) for k, v in CLASSES.items()} != config.classes:
+        raise SchemaError(f"the parser in {d} was trained for other dictionary fields; retrain it")
+    net = Parser(config)
+    net.load_state_dict(load_file(str(d / WEIGHTS)))
+    return LoadedParser(net, meta.get("info", {}))
+
+
+@lru_cache(maxsize=4)
+def cached_parser(path: str | None = None) -> LoadedParser:
+    """`load_parser`, once per process and path."""
+    return load_parser(path)

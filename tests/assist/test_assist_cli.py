@@ -1,0 +1,66 @@
+import io
+import json
+
+from mineclip.cli import main
+from mineclip.data.transcripts import find_transcript, load_transcript
+from mineclip.data.video import video_info
+from mineclip.evaluate.trajectories import load_frames, read_labels
+
+KEYS = {"action_dict", "tasks", "steps", "success", "judge", "reply"}
+
+
+def _run(capsys, *args) -> tuple[int, str]:
+    code = main(["assist", *args])
+    return code, capsys.readouterr().out
+
+
+def test_one_command_prints_one_json_object(capsys):
+    code, out = _run(capsys, "--command", "chop a tree", "--world-seed", "1000", "--json")
+    d = json.loads(out)
+    assert code == 0 and KEYS <= set(d) and d["success"] is True and d["world_seed"] == 1000
+    assert d["judge"]["verdict"] is None and "no model" in d["judge"]["skipped"]
+    assert len(d["turns"]) == 1
+
+
+def test_bad_input_still_answers_and_exits_zero(capsys):
+    for text in ["", "x" * 10_000, "fly to the moon"]:
+        code, out = _run(capsys, "--command", text, "--world-seed", "1000", "--json")
+        d = json.loads(out)
+        assert code == 0 and d["reply"] and d["success"] is False and d["steps"] == 0
+
+
+def test_a_multi_turn_exchange_with_the_judge(capsys, micro_artifact):
+    code, out = _run(capsys, "--command", "place a stone", "--command", "undo", "--world-seed", "1001",
+                     "--model", str(micro_artifact), "--json")
+    d = json.loads(out)
+    assert code == 0 and [t["success"] for t in d["turns"]] == [True, True]
+    assert d["turns"][0]["judge"]["score"] is not None and d["text"] == "undo"
+
+
+def test_recorded_interactions_are_labelled_trajectories_and_training_clips(capsys, tmp_path):
+    code, _ = _run(capsys, "--command", "chop a tree", "--command", "walk 4 steps left", "--world-seed", "1000",
+                   "--record", str(tmp_path))
+    assert code == 0
+    trajs, problems, lines = read_labels(tmp_path / "trajectories.jsonl")
+    assert lines == 2 and problems == [] and [t.prompt for t in trajs] == ["chop a tree", "walk 4 steps left"]
+    for t in trajs:
+        rec = t.record
+        assert len(rec["actions"]) == len(rec["events"]) == len(rec["success"]) == rec["num_steps"]
+        assert video_info(t.source)["frames"] == rec["num_steps"] + 1 == len(load_frames(t))
+        transcript = find_transcript(t.source)
+        assert (transcript is not None) == bool(rec["label"])
+        if transcript:
+            assert [seg.text for seg in load_transcript(transcript)] == [t.prompt]
+    assert trajs[0].label == 1
+
+
+def test_the_interactive_chat_reads_lines_until_quit(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("chop a tree\n/view\n\n/quit\n"))
+    code, out = _run(capsys, "--world-seed", "1000")
+    assert code == 0 and out.count("bot:") == 2 and "judge off" in out
+
+
+def test_train_parser_writes_an_artifact(capsys, tmp_path):
+    code, out = _run(capsys, "train-parser", "--examples", "300", "--epochs", "1", "--out", str(tmp_path))
+    assert code == 0 and "hand-written test set: exact match" in out
+    assert (tmp_path / "parser.safetensors").is_file()

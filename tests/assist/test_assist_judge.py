@@ -1,0 +1,55 @@
+import numpy as np
+
+from mineclip.assist.intent import Intent, Target
+from mineclip.assist.judge import (
+    CommandJudge,
+    calibrated_threshold,
+    intent_atoms,
+    negatives_for_command,
+    save_calibration,
+)
+from mineclip.assist.session import AssistSession
+from mineclip.tasks.negatives import negatives_for
+
+
+def test_negatives_leave_out_the_suite_prompts_that_ask_the_same():
+    atoms = intent_atoms(Intent("COLLECT", thing="wood"))
+    assert atoms == {"collect_wood"}
+    negs = negatives_for_command("cut down a tree", atoms)
+    assert "chop a tree" not in negs and "collect three pieces of wood" not in negs
+    assert "hunt a cow" in negs and "a cow nearby" in negs
+    assert set(negs) < set(negatives_for("cut down a tree", "scene"))
+    assert intent_atoms(Intent("MOVE", target=Target(kind="water"))) == {"find_water"}
+
+
+def test_the_learned_judge_scores_a_commands_frames(micro_artifact):
+    s = AssistSession(1000, micro_artifact)
+    out = s.send("chop a tree")
+    j = out["judge"]
+    assert isinstance(j["score"], float) and isinstance(j["verdict"], bool)
+    assert j["verdict"] == (j["score"] > j["threshold"]) and j["rule"].startswith("above chance")
+    assert j["frames"] == out["steps"] + 1 and j["negatives"] > 50
+    assert "The model" in out["reply"]
+
+
+def test_a_given_or_calibrated_threshold_decides_the_verdict(micro_artifact, tmp_path):
+    from mineclip.reward import RewardModel
+
+    rm = RewardModel.load(micro_artifact)
+    frames = np.zeros((5, 160, 256, 3), np.uint8)
+    high = CommandJudge(rm, threshold=1.0).judge("chop a tree", frames, {"collect_wood"})
+    assert high.verdict is False and high.rule == "given"
+    assert calibrated_threshold(None) is None and calibrated_threshold("no-such-model") is None
+    table = save_calibration(rm.config["sha256"], -1.0, {"n": 2}, tmp_path / "t.json")
+    assert '"threshold": -1.0' in table.read_text()
+
+
+def test_what_the_model_sees_ranks_scene_descriptions(micro_artifact):
+    s = AssistSession(1000, micro_artifact)
+    reply = s.send("what do you see")["reply"]
+    assert "The model says:" in reply and reply.count("(0.") >= 3
+
+
+def test_without_a_model_the_judge_is_skipped_and_says_so():
+    out = AssistSession(1000).send("chop a tree")
+    assert out["judge"] == {"score": None, "verdict": None, "skipped": "no model given (--model ARTIFACT)"}

@@ -1,0 +1,76 @@
+import pytest
+
+from mineclip.assist.generate import generate_pairs
+from mineclip.assist.handwritten import load_handwritten
+from mineclip.assist.parser.infer import (
+    LoadedParser,
+    load_parser,
+    read_parser_info,
+    save_parser,
+)
+from mineclip.assist.parser.model import Parser, ParserConfig
+from mineclip.assist.parser.train import (
+    ParserTraining,
+    build_vocab,
+    evaluate_parser,
+    train_parser,
+)
+from mineclip.assist.schema import check
+from mineclip.assist.tokens import span_text
+
+
+def test_a_tiny_parser_learns_from_generated_pairs(tmp_path):
+    settings = ParserTraining(examples=3000, test_examples=300, epochs=4, progress=False)
+    parser, metrics = train_parser(settings, tmp_path / "p")
+    info = metrics["info"]
+    assert info["last_loss"] < 0.1 * info["first_loss"]
+    pairs = generate_pairs(300, seed=99)
+    untrained = LoadedParser(Parser(ParserConfig(vocab=build_vocab(pairs, 1))))
+    before = evaluate_parser(untrained, pairs)
+    after = metrics["generated_test"]  # held-out generated commands
+    assert before["exact_match"] < 0.1 and after["exact_match"] > 0.4
+    assert after["fields"]["dialogue_type"] > 0.8 > before["fields"]["dialogue_type"]
+    reloaded = load_parser(tmp_path / "p")  # the artifact parses as the trained network did
+    assert [p.action_dict for p in reloaded.parse_many([q["text"] for q in pairs[:50]])] == \
+        [p.action_dict for p in parser.parse_many([q["text"] for q in pairs[:50]])]
+
+
+def test_the_packaged_parser_meets_its_goals():
+    parser = load_parser()
+    info = read_parser_info()
+    assert info["parameters"] < 1_500_000 and info["steps"] > 0
+    hand = evaluate_parser(parser, load_handwritten("test"))
+    assert hand["n"] >= 200 and hand["exact_match"] >= 0.80
+    generated = evaluate_parser(parser, generate_pairs(500, seed=12345))
+    assert generated["exact_match"] >= 0.95
+
+
+@pytest.mark.parametrize("text, span_words", [
+    ("go to the zorblaxian", "zorblaxian"),
+    ("please walk over to the qwertyuiop", "qwertyuiop"),
+    ("chop down 3 flimflams", "flimflams"),
+])
+def test_words_never_seen_are_carried_through_spans(text, span_words):
+    parse = load_parser().parse(text)
+    d = parse.action_dict
+    assert d["dialogue_type"] == "HUMAN_GIVE_COMMAND" and check(d, len(parse.words)) == []
+    action = d["action"]
+    span = (action.get("location", {}).get("reference_object") or action.get("reference_object"))["has_name"]
+    assert span_text(parse.words, span) == span_words
+    assert span_words not in load_parser().network.index
+
+
+def test_parser_output_is_always_a_valid_dictionary():
+    parser = load_parser()
+    for text in ["", "   ", "the the the the", "x" * 400, "ünïcödé wörds", "12 34 56", "go go go go go"]:
+        parse = parser.parse(text)
+        assert check(parse.action_dict, len(parse.words)) == []
+
+
+def test_saving_needs_nothing_but_safetensors_and_json(tmp_path):
+    net = Parser(ParserConfig(vocab=["<pad>", "<unk>", "go"], dim=8, hidden=8))
+    out = save_parser(net, tmp_path, {"note": "x"})
+    assert sorted(p.name for p in out.iterdir()) == ["parser.json", "parser.safetensors"]
+    assert read_parser_info(out) == {"note": "x"}
+    with pytest.raises(FileNotFoundError, match="train one"):
+        load_parser(tmp_path / "nothing")
