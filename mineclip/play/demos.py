@@ -47,7 +47,7 @@ def demonstrate(task_id: str, worlds: list[int], demonstrators=DEMONSTRATORS, ex
     from mineclip.tasks.env import CrafterTaskEnv
 
     task = get_task(task_id)
-    env = CrafterTaskEnv(task, terminate_on_success=False)
+    env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False)  # labels: the criterion held
     out = []
     for i, (agent, noise) in enumerate(demonstrators):
         for ws in worlds:

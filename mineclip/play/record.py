@@ -52,7 +52,8 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
     task = get_task(task_id)
     world_seed = seed if world_seed is None else world_seed
     if env is None or env.task is not task:
-        env = CrafterTaskEnv(task, max_steps=max_steps, terminate_on_success=False, spawn_jitter=spawn_jitter)
+        env = CrafterTaskEnv(task, max_steps=max_steps, terminate_on_success=False, declare_done=False,
+                             spawn_jitter=spawn_jitter)
     limit = max_steps or env.max_steps
     obs, _ = env.reset(seed=seed, options={"world_seed": world_seed})
     other = _wrong_task(task, seed) if agent == "wrong_target" else None

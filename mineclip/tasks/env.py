@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
+
+from mineclip.sim.engine import ACTIONS
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.state import WorldState
 
 from .registry import get_task
 from .spec import TaskSpec, compile_criterion
+
+DECLARE_DONE = len(ACTIONS)  # the extra action of declare-done tasks: "I am done" (MP5's end of task)
+DECLARE_TAG = "mp5-context"  # tasks whose agent declares done by default
+
 
 class CrafterTaskEnv(CrafterEnv):
     """One task on crafter: the simulator with the task's initial conditions, success criterion and
@@ -19,24 +26,51 @@ class CrafterTaskEnv(CrafterEnv):
     `info["is_success"]` (stable-baselines3's name, read by `EvalCallback` and `VecMonitor`) are the
     criterion so far (programmatic tasks); `judge()` labels a finished episode, by the criterion or
     by a creative task's oracle.
+
+    `declare_done` (default: on for MP5's context tasks, tagged `mp5-context`): the agent ends the
+    episode itself with one more action, `DECLARE_DONE` (17; 18 actions in all). The episode does not
+    end on success; it is judged on the state when done is declared (`info["declared"]`), and
+    `info["held"]` says whether the criterion held at any step so far, which tells MP5's two failure
+    modes apart: declared while a condition was false (`declared` and not `success`), never declared
+    although all held (truncated with `held`).
     """
 
     def __init__(self, task: TaskSpec | str | None = None, *, max_steps: int | None = None,
-                 dense_reward: bool = True, terminate_on_success: bool = True, **kwargs):
+                 dense_reward: bool = True, terminate_on_success: bool = True,
+                 declare_done: bool | None = None, **kwargs):
         if isinstance(task, str):
             task = get_task(task)
         self.task = task
         self.dense_reward = dense_reward
-        self.terminate_on_success = terminate_on_success
+        if declare_done is None:
+            declare_done = task is not None and DECLARE_TAG in task.tags and task.kind == "programmatic"
+        self.declare_done = bool(declare_done)
+        self.terminate_on_success = terminate_on_success and not self.declare_done
+        self._declared = self._held = False
         self._criterion = compile_criterion(task.success) if task is not None and task.success else None
         self._success = False
         self._nav_best: float | None = None
         super().__init__(dict(task.init) if task else None,
                          max_steps=max_steps or (task.max_steps if task else 100), **kwargs)
+        if self.declare_done:
+            self.action_space = gym.spaces.Discrete(len(ACTIONS) + 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._success, self._nav_best = False, None
+        self._declared = self._held = False
         return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        if not (self.declare_done and int(action) == DECLARE_DONE):
+            return super().step(action)
+        if self.context is None:
+            raise RuntimeError("call reset() before step()")
+        state = self.context.state  # judged on the state the agent declares done in
+        self._declared = True
+        self._success = bool(self._criterion(self.context)) if self._criterion is not None else False
+        self._held = self._held or self._success
+        reward = self._reward(state, [], self._success)
+        return self._frame, reward, True, False, self._info(["declare_done"], state)
 
     def judge(self) -> bool:
         """The label of the episode so far: the success criterion, or the creative task's oracle.
@@ -51,6 +85,9 @@ class CrafterTaskEnv(CrafterEnv):
         return False
 
     def _outcome(self, state: WorldState, events: list[str]) -> tuple[float, bool]:
+        if self.declare_done:  # success only when declared; remember whether it ever held
+            self._held = self._held or (self._criterion is not None and self._criterion(self.context))
+            return 0.0, False
         newly = False
         if self._criterion is not None and not self._success and self._criterion(self.context):
             self._success = newly = True
@@ -60,6 +97,8 @@ class CrafterTaskEnv(CrafterEnv):
         info = super()._info(events, state)
         if self._criterion is not None:
             info["success"] = info["is_success"] = self._success  # is_success: what SB3's callbacks read
+        if self.declare_done:
+            info["declared"], info["held"] = self._declared, self._held
         return info
 
     def _reward(self, state: WorldState, events: list[str], newly_succeeded: bool) -> float:

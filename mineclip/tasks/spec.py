@@ -12,6 +12,7 @@ A success criterion is a mapping of conditions that must all hold at one step (A
     near: {water: 2}               Manhattan distance to the nearest visible one, at most
     facing: cow                    the tile or object right ahead
     time: day | night              daylight >= 0.5 | < 0.35
+    brightness: bright | dark      daylight >= 0.75 | < 0.35 (the light the frame is drawn with)
     sleeping: true
     survive: 40                    alive after this many steps
     health: 5                      health at least
@@ -27,7 +28,9 @@ from mineclip.sim.state import EpisodeContext
 
 CATEGORIES = ("harvest", "combat", "techtree", "survival", "creative")
 KINDS = ("programmatic", "creative")
-CATALOGUES = ("suite", "generated")  # the hand-written suite; the template-generated catalogue (tasks.generator)
+# the hand-written suite; the template-generated catalogue (tasks.generator); MP5's context tasks at
+# four levels that are not in the suite (its training clips and negatives stay as they are)
+CATALOGUES = ("suite", "generated", "context")
 Criterion = Callable[[EpisodeContext], bool]
 
 
@@ -133,6 +136,12 @@ def _condition(key: str, arg: Any) -> Criterion:
         if arg not in ("day", "night"):
             raise ValueError(f"expected time: day or night, got {arg!r}")
         return lambda ctx: ctx.state.time_of_day == arg
+    if key == "brightness":
+        if arg not in ("bright", "dark"):
+            raise ValueError(f"expected brightness: bright or dark, got {arg!r}")
+        from mineclip.sim.state import brightness
+
+        return lambda ctx: brightness(ctx.state.daylight) == arg
     if key == "sleeping":
         return lambda ctx: ctx.state.sleeping == bool(arg)
     if key == "survive":
@@ -145,4 +154,4 @@ def _condition(key: str, arg: Any) -> Criterion:
         items = list(arg)
         return lambda ctx: all(ctx.state.inventory.get(k, 0) <= 0 for k in items)
     raise ValueError(f"unknown success condition {key!r}; expected one of all, any, achieve, gain, have, event, "
-                     "in_view, view_fraction, near, facing, time, sleeping, survive, health, without")
+                     "in_view, view_fraction, near, facing, time, brightness, sleeping, survive, health, without")
