@@ -11,7 +11,7 @@ import json
 import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -34,6 +34,23 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}: " if self.file else ""
         return f"{where}line {self.line}{f' ({self.id})' if self.id else ''}: {self.kind}: {self.message}"
+
+
+def json_lines(path: str | Path) -> Iterator[tuple[int, dict | Problem]]:
+    """(line number, object) for each non-blank line of a JSONL file; a line that is not a JSON
+    object comes as a `broken_json` Problem instead, so every reader reports it the same way."""
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+                if not isinstance(rec, dict):
+                    raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
+            except ValueError as e:
+                yield n, Problem(n, "broken_json", f"not a JSON object: {e}")
+                continue
+            yield n, rec
 
 
 @dataclass
@@ -90,45 +107,38 @@ def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = T
     out: list[Trajectory] = []
     problems: list[Problem] = []
     lines = 0
-    with open(path, encoding="utf-8") as f:
-        for n, raw in enumerate(f, start=1):
-            if not raw.strip():
-                continue
-            lines += 1
+    for n, rec in json_lines(path):
+        lines += 1
+        if isinstance(rec, Problem):
+            problems.append(rec)
+            continue
+        tid = rec.get("id") or f"line{n}"
+        task_id, prompt = rec.get("task_id"), rec.get("prompt")
+        if task_id and lookup is not None:
             try:
-                rec = json.loads(raw)
-                if not isinstance(rec, dict):
-                    raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
-            except ValueError as e:
-                problems.append(Problem(n, "broken_json", f"not a JSON object: {e}"))
+                prompt = lookup(task_id)
+            except Exception as e:
+                problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
                 continue
-            tid = rec.get("id") or f"line{n}"
-            task_id, prompt = rec.get("task_id"), rec.get("prompt")
-            if task_id and lookup is not None:
-                try:
-                    prompt = lookup(task_id)
-                except Exception as e:
-                    problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
-                    continue
-            if not prompt:
-                problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
-                continue
-            label = rec.get("label")
-            if isinstance(label, bool):
-                label = int(label)
-            if label not in (0, 1, None):
-                problems.append(Problem(n, "bad_label", f"expected label 0, 1 or null, got {label!r}", tid))
-                continue
-            rel = rec.get("video") or rec.get("frames")
-            if not rel:
-                problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
-                continue
-            src = (base / rel) if not Path(rel).is_absolute() else Path(rel)
-            if not src.exists():
-                problems.append(Problem(n, "missing_video", f"not found: {src}", tid))
-                continue
-            out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), label, src,
-                                  str(rec.get("labeller", "")), rec, str(path)))
+        if not prompt:
+            problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
+            continue
+        label = rec.get("label")
+        if isinstance(label, bool):
+            label = int(label)
+        if label not in (0, 1, None):
+            problems.append(Problem(n, "bad_label", f"expected label 0, 1 or null, got {label!r}", tid))
+            continue
+        rel = rec.get("video") or rec.get("frames")
+        if not rel:
+            problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
+            continue
+        src = (base / rel) if not Path(rel).is_absolute() else Path(rel)
+        if not src.exists():
+            problems.append(Problem(n, "missing_video", f"not found: {src}", tid))
+            continue
+        out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), label, src,
+                              str(rec.get("labeller", "")), rec, str(path)))
     return out, problems, lines
 
 

@@ -7,12 +7,11 @@ Every line or video that cannot be shown becomes a `Problem` (with its line numb
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineclip.evaluate.human import is_human
-from mineclip.evaluate.trajectories import Problem
+from mineclip.evaluate.trajectories import Problem, json_lines
 
 from .files import OutsideSetError, relative_inside
 
@@ -70,15 +69,9 @@ def _read_jsonl(path: Path) -> LabelSet:
     items: list[Item] = []
     problems: list[Problem] = []
     seen: set[str] = set()
-    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-            if not isinstance(rec, dict):
-                raise ValueError(f"expected a JSON object, got {type(rec).__name__}")
-        except ValueError as e:
-            problems.append(Problem(n, "broken_json", f"not a JSON object: {e}"))
+    for n, rec in json_lines(path):
+        if isinstance(rec, Problem):
+            problems.append(rec)
             continue
         tid = str(rec.get("id") or f"line{n}")
         if tid in seen:
