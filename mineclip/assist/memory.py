@@ -30,7 +30,9 @@ class Memory:
     """An SQLite memory (in RAM by default; a file path keeps it)."""
 
     def __init__(self, path: str = ":memory:"):
-        self.db = sqlite3.connect(path)
+        # one session at a time uses its memory, but not always from one thread (the chat page's
+        # requests run in a thread pool; ChatRoom serialises them per chat)
+        self.db = sqlite3.connect(path, check_same_thread=False)
         self.db.executescript(SCHEMA)
 
     # -- observations --------------------------------------------------------------------------
