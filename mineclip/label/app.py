@@ -1,5 +1,6 @@
-"""The labelling web app (FastAPI): two pages (label, tasks), their own scripts and styles, a JSON API
-over `LabelSession`, frames as PNG, and the set's files, nothing from outside its folder.
+"""The labelling web app (FastAPI): three pages (label, tasks, and chat from `chat.py`), their own
+scripts and styles, a JSON API over `LabelSession`, frames as PNG, and the set's files, nothing from
+outside its folder.
 
 Every page asset comes from `mineclip/label/static/`; the Content-Security-Policy allows nothing
 else. Bound to 127.0.0.1, the app also refuses requests for another host name (DNS rebinding).
@@ -16,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from .chat import add_chat_routes, chat_room_for
 from .files import OutsideSetError, inside
 from .session import LabelSession
 
@@ -132,6 +134,7 @@ def create_app(session: LabelSession, local: bool = True) -> FastAPI:
         scores = {"intricacy": req.intricacy, "creativity": req.creativity, "novelty": req.novelty}
         return {"saved": session.rate(req.task_id, req.rater, scores), "tasks": session.tasks(req.rater)}
 
+    add_chat_routes(app, chat_room_for(session))  # /chat: talk to the assistant (mineclip.assist)
     return app
 
 
