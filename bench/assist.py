@@ -1,7 +1,7 @@
 """The assistant, measured: the parser's exact match, command success by the simulator's ground
 truth, the learned judge's agreement with it, and the cost per command.
 
-    python bench/assist.py [--model /work/verify/runs/default/artifact] [--worlds 8] [--calibrate]
+    python bench/assist.py [--model runs/default/artifact] [--worlds 8] [--calibrate]
                            [--write-threshold] [--out runs/assist]
 
 1. Parser: exact match of whole dictionaries and per-field accuracy on the hand-written test set
@@ -136,7 +136,8 @@ def agreement(pairs: list[dict], threshold: float) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default="/work/verify/runs/default/artifact")
+    ap.add_argument("--model", default="runs/default/artifact",
+                    help="exported artifact for the judge ('' or a missing folder: no judge, said so)")
     ap.add_argument("--worlds", type=int, default=8, help="'play' worlds the test commands cycle through")
     ap.add_argument("--calibrate", action="store_true", help="calibrate the judge's threshold on the dev commands")
     ap.add_argument("--write-threshold", action="store_true", help="store the calibrated threshold for the model")
@@ -158,7 +159,11 @@ def main() -> None:
           f"(n={pm['handwritten_test']['n']}), dev {pm['handwritten_dev']['exact_match']:.3f} "
           f"(n={pm['handwritten_dev']['n']}), generated {pm['generated']['exact_match']:.3f} "
           f"(n={pm['generated']['n']}); {pm['parse_ms']:.1f} ms per message")
-    judge = CommandJudge.load(a.model) if a.model else None
+    judge = None
+    if a.model and Path(a.model, "config.json").is_file():
+        judge = CommandJudge.load(a.model)
+    else:
+        print(f"no artifact at {a.model!r}: the judge is not measured (pass --model ARTIFACT)")
     commands = [p for p in load_handwritten("test") if p["action_dict"]["dialogue_type"] == "HUMAN_GIVE_COMMAND"]
     rows = run_commands(commands, world_seeds("play", a.worlds), judge, a.max_steps)
     execu = [r for r in rows if r["executable"]]

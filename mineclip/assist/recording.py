@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +24,8 @@ class Recorder:
 
     def __init__(self, out_dir: str | os.PathLike):
         self.out = Path(out_dir)
+        # ids unique across sessions writing to one folder (the same world seed twice, two chats)
+        self.tag = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
         (self.out / "videos").mkdir(parents=True, exist_ok=True)
         self.path = self.out / LABELS
 

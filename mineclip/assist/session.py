@@ -149,7 +149,7 @@ class AssistSession:
         if self.recorder is not None and frames is not None:
             start, end = cmd.before.frame, after.frame
             rec = self.recorder.write(
-                f"assist-w{self.world_seed}-t{cmd.turn}-c{cmd.memory_id}", cmd.text, frames, ok, self.world_seed,
+                f"assist-{self.recorder.tag}-w{self.world_seed}-t{cmd.turn}-c{cmd.memory_id}", cmd.text, frames, ok, self.world_seed,
                 self.ex.actions[start:end], self.ex.events[start:end], cmd.trace[:end - start] or [bool(ok)],
                 {"action_dict": cmd.action_dict, "tasks": cmd.task.to_dict(), "judge": judge, "turn": cmd.turn})
             cmd.result["record"] = rec["id"]

@@ -64,3 +64,18 @@ def test_train_parser_writes_an_artifact(capsys, tmp_path):
     code, out = _run(capsys, "train-parser", "--examples", "300", "--epochs", "1", "--out", str(tmp_path))
     assert code == 0 and "hand-written test set: exact match" in out
     assert (tmp_path / "parser.safetensors").is_file()
+
+
+def test_sessions_recording_into_one_folder_never_reuse_an_id(capsys, tmp_path):
+    for _ in range(2):  # the same world and command twice: two trajectories, two videos
+        assert _run(capsys, "--command", "chop a tree", "--world-seed", "1000", "--record", str(tmp_path))[0] == 0
+    trajs, problems, lines = read_labels(tmp_path / "trajectories.jsonl")
+    assert lines == 2 and problems == [] and len({t.record["id"] for t in trajs}) == 2
+    assert len(list((tmp_path / "videos").glob("*.mp4"))) == 2
+
+
+def test_the_whole_session_is_saved_as_a_video(capsys, tmp_path):
+    code, out = _run(capsys, "--command", "chop a tree", "--command", "walk 3 steps right", "--world-seed", "1000",
+                     "--json", "--video", str(tmp_path / "chat.mp4"))
+    turns = json.loads(out)["turns"]
+    assert code == 0 and video_info(tmp_path / "chat.mp4")["frames"] == 1 + sum(t["steps"] for t in turns)
