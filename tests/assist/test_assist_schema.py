@@ -60,3 +60,22 @@ def test_spans_are_checked_against_the_message():
     assert check(backwards, num_words=5)
     other_sentence = json.loads(json.dumps(MOVE).replace("[0, [2, 2]]", "[1, [2, 2]]"))
     assert "sentence 1" in check(other_sentence, num_words=5)[0]
+
+
+SUPPORTED = {"$schema", "$id", "$defs", "$ref", "title", "version", "description", "oneOf", "type", "const", "enum",
+             "properties", "required", "additionalProperties", "prefixItems", "minItems", "maxItems", "minimum"}
+
+
+def _keywords(node: dict) -> set[str]:
+    """The JSON Schema keywords a schema node and its sub-schemas use."""
+    found = set(node)
+    for key in ("properties", "$defs"):
+        for sub in node.get(key, {}).values():
+            found |= _keywords(sub)
+    for sub in node.get("oneOf", []) + node.get("prefixItems", []):
+        found |= _keywords(sub)
+    return found
+
+
+def test_the_schema_uses_only_keywords_the_validator_implements():
+    assert _keywords(load_schema()) <= SUPPORTED, _keywords(load_schema()) - SUPPORTED

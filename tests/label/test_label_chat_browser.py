@@ -1,8 +1,12 @@
 """The chat page in a real headless browser (Debian's chromium, driven by Playwright, as
 test_label_browser.py): start a world, give a command and see the reply, the outcome and the scene,
-ask something the world cannot do, and find the command recorded as a labelled trajectory."""
+ask something the world cannot do, and find the command recorded as a labelled trajectory. The
+screenshot in docs/img/assist_chat.png comes from here (MINECLIP_UPDATE_SCREENSHOTS=1)."""
 
+import os
 import re
+import shutil
+from pathlib import Path
 
 from helpers.browser import launch
 from helpers.labelling import label_server
@@ -12,6 +16,7 @@ from playwright.sync_api import expect
 from mineclip.evaluate.trajectories import read_labels
 
 WAIT_MS = 60_000  # a command runs up to a few hundred world steps on a busy CPU
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "assist_chat.png"
 
 
 def test_chat_with_the_assistant_in_the_browser(fresh_set, tmp_path):
@@ -41,6 +46,9 @@ def test_chat_with_the_assistant_in_the_browser(fresh_set, tmp_path):
             expect(page.locator("#judge")).to_have_text("no model given (--model ARTIFACT)")
             expect(page.locator("#scene")).to_have_attribute("data-loaded", "1", timeout=WAIT_MS)
             assert "wood 1" in page.locator("#view").inner_text()
+            page.screenshot(path=str(tmp_path / "chat.png"))
+            if os.environ.get("MINECLIP_UPDATE_SCREENSHOTS") == "1":
+                shutil.copyfile(tmp_path / "chat.png", SCREENSHOT)
 
             page.get_by_label("Message").fill("fly to the moon")
             page.get_by_role("button", name="Send").click()
