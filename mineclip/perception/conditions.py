@@ -92,6 +92,18 @@ class Condition:
         """The ground truth on the simulator's state."""
         return all(_check(key, arg, self.subject, state) for key, arg in self.checks)
 
+    def seen(self, state: WorldState) -> bool:
+        """What one frame can show: the thing in view (as many as the task asks), the time, the light.
+        How near it is belongs to the agent's local sense (`local`), as MP5's 3x3x3 voxels do."""
+        if self.aspect in ("creature", "terrain", "object"):
+            need = max([arg for key, arg in self.checks if key == "in_view"] or [1])
+            return state.count(self.subject) >= need
+        return self.holds(state)
+
+    def local(self, state: WorldState) -> bool:
+        """The near-by part of the condition (`near`, `facing`), which the agent senses around itself."""
+        return all(_check(key, arg, self.subject, state) for key, arg in self.checks if key in ("near", "facing"))
+
     def alternatives(self) -> list[Condition]:
         """Minimal pairs: this condition with only its subject changed (and, for things in view, none)."""
         options = ALTERNATIVES.get(self.aspect)

@@ -19,9 +19,11 @@ RANGES: dict[str, tuple[int, int]] = {
     "rl_train": (0, 500),              # worlds PPO trains on (`mineclip rl`)
     "demos": (500, 1_000),             # scripted demonstrations (difficulty scores)
     "play": (1_000, 10_000),           # recorded play (`mineclip play record`)
-    "clips": (10_000, 500_000),        # narrated training clips (`mineclip play clips`, the pipeline)
+    "clips": (10_000, 400_000),        # narrated training clips (`mineclip play clips`, the pipeline)
+    "perception": (400_000, 500_000),  # frames the perception thresholds are fitted on (mineclip.perception)
     "val_clips": (500_000, 1_000_000),  # held-out clips for retrieval and validation
-    "evalset": (1_000_000, 1_500_000),  # the judge's labelled evaluation set (`mineclip play evalset`)
+    "evalset": (1_000_000, 1_400_000),  # the judge's labelled evaluation set (`mineclip play evalset`)
+    "perception_eval": (1_400_000, 1_500_000),  # held-out worlds of bench/perception.py (MP5's tables)
     "rl_eval": (1_500_000, 2_000_000),  # worlds PPO policies are evaluated on
 }
 PURPOSES = tuple(RANGES)

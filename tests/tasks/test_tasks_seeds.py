@@ -8,7 +8,7 @@ from mineclip.tasks.seeds import EVAL_SEED_START, RANGES, purpose_of, split_of, 
 def test_ranges_are_disjoint_and_eval_purposes_are_in_the_eval_split():
     spans = sorted(RANGES.values())
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
-    assert {p for p, (start, _) in RANGES.items() if start >= EVAL_SEED_START} == {"evalset", "rl_eval"}
+    assert {p for p, (start, _) in RANGES.items() if start >= EVAL_SEED_START} == {"evalset", "perception_eval", "rl_eval"}
     assert split_of(world_seeds("clips", 5)[-1]) == "train" and split_of(world_seeds("evalset", 5)[0]) == "eval"
     with pytest.raises(ValueError, match="leave the 'clips' range"):
         world_seeds("clips", 10, offset=RANGES["clips"][1] - RANGES["clips"][0] - 5)

@@ -1,0 +1,140 @@
+"""Thresholds of the Percipient, fitted on ego-view frames labelled by the simulator's ground truth.
+
+Frames come from the context tasks played on training worlds (`seeds.world_seeds("perception")`)
+at every time of day, by the scripted agent with random turns; each frame is labelled for every
+probe condition (`probes`) by `Condition.seen` on the state it shows. Per condition key the band
+is: `hi` the lowest P whose `yes` answers reach the target precision, `lo` the highest P whose `no`
+answers do; P in between is unsure. A key without enough frames of both labels gets no band (its
+answers stay unsure). The thresholds are written beside the artifact as `perception.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mineclip.sim.state import WorldState
+
+from .conditions import Condition, conditions_of
+from .percipient import WHOLE, Percipient
+
+FILE_NAME = "perception.json"
+TARGET = 0.9  # precision of yes and of no answers on the training frames
+MIN_FRAMES = 8  # of each label, per key, to fit a band
+TIMES = ("day", "noon", "dusk", "night", "dawn")
+
+
+def context_tasks() -> list:
+    """MP5's context tasks of every catalogue (the suite's six and the `context` levels)."""
+    from mineclip.tasks.registry import list_tasks
+
+    return list_tasks(tag="mp5-context", catalogue="all")
+
+
+def probes() -> list[Condition]:
+    """One plain condition per key the context tasks ask about (cow in view, water in view, night...)."""
+    keys: dict[str, Condition] = {}
+    for task in context_tasks():
+        for c in conditions_of(task):
+            if c.perceivable:
+                keys.setdefault(c.key, Condition(c.aspect, c.subject, ((c.aspect, c.subject),) if c.aspect in
+                                                 ("time", "brightness") else ()))
+    return list(keys.values())
+
+
+@dataclass
+class LabelledFrame:
+    frame: np.ndarray  # uint8 [160, 256, 3]
+    state: WorldState
+    task: str  # the context task whose world it was
+
+
+def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int = 24, seed: int = 0) -> list[LabelledFrame]:
+    """Frames of the context tasks on `worlds` worlds of a purpose, one task per world in turn, at a
+    random time of day, walking the task's plan with random turns; every few steps one frame."""
+    from mineclip.play.agents import ScriptedAgent
+    from mineclip.tasks.env import CrafterTaskEnv
+    from mineclip.tasks.seeds import world_seeds
+
+    rng = random.Random(seed)
+    tasks = context_tasks()
+    out: list[LabelledFrame] = []
+    every = max(1, steps // per_episode)
+    for i, world in enumerate(world_seeds(purpose, worlds)):
+        task = tasks[i % len(tasks)]
+        env = CrafterTaskEnv(task, declare_done=False, terminate_on_success=False)
+        frame, _ = env.reset(seed=world, options={"init": {"time": rng.choice(TIMES)}})
+        agent = ScriptedAgent(task.solution, noise=0.3, seed=world)
+        agent.reset(env)
+        for t in range(steps):
+            if t % every == every - 1:
+                out.append(LabelledFrame(frame, env.state, task.id))
+            frame, _, terminated, truncated, _ = env.step(agent.act(env))
+            if terminated or truncated:
+                break
+    return out
+
+
+def fit_band(probs, labels, target: float = TARGET, min_frames: int = MIN_FRAMES) -> dict | None:
+    """{lo, hi, n, positives} from labelled probabilities, or None without enough of both labels."""
+    p, y = np.asarray(probs, dtype=np.float64), np.asarray(labels).astype(bool)
+    if y.sum() < min_frames or (~y).sum() < min_frames:
+        return None
+    cands = np.unique(p)
+    hi = next((float(t) for t in cands if (m := p >= t).sum() >= 3 and y[m].mean() >= target), float("inf"))
+    lo = next((float(t) for t in cands[::-1] if (m := p <= t).sum() >= 3 and (~y[m]).mean() >= target), float("-inf"))
+    if hi <= lo:  # the bands cross: split at the middle, no unsure band left
+        hi = lo = (hi + lo) / 2
+        lo = np.nextafter(lo, -np.inf)
+    # JSON has no infinity: a side that never reaches the target is null (never answered)
+    return {"lo": float(lo) if np.isfinite(lo) else None, "hi": float(hi) if np.isfinite(hi) else None,
+            "n": len(p), "positives": int(y.sum())}
+
+
+def frame_probs(percipient: Percipient, frames: list[LabelledFrame], conds: list[Condition]) -> np.ndarray:
+    """P [frames, conditions] of each probe condition on each single frame."""
+    groups = [[c.text, *c.alternative_texts()] for c in conds]
+    return np.array([percipient.probs(f.frame, groups) for f in frames])
+
+
+def whole_probs(percipient: Percipient, frames: list[LabelledFrame]) -> tuple[np.ndarray, np.ndarray]:
+    """P of each frame's task description among its minimal pairs, and whether all its conditions held."""
+    from mineclip.tasks.registry import get_task
+
+    probs, labels = [], []
+    for f in frames:
+        conds = [c for c in conditions_of(get_task(f.task)) if c.perceivable]
+        probs.append(percipient.perceive_whole(f.frame, conds).prob)
+        labels.append(all(c.seen(f.state) for c in conds))
+    return np.array(probs), np.array(labels)
+
+
+def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: float = TARGET) -> dict:
+    """Bands for every probe key and for the whole prompt, fitted on labelled frames."""
+    conds = probes()
+    probs = frame_probs(percipient, frames, conds)
+    bands = {}
+    for j, c in enumerate(conds):
+        band = fit_band(probs[:, j], [c.seen(f.state) for f in frames], target)
+        if band is not None:
+            bands[c.key] = band
+    wp, wl = whole_probs(percipient, frames)
+    return {"target_precision": target, "frames": len(frames), "conditions": bands, WHOLE: fit_band(wp, wl, target)}
+
+
+def save_thresholds(artifact_dir: str | os.PathLike, thresholds: dict) -> Path:
+    """Write the thresholds beside an artifact (`perception.json`)."""
+    path = Path(artifact_dir) / FILE_NAME
+    path.write_text(json.dumps(thresholds, indent=1) + "\n")
+    return path
+
+
+def load_thresholds(artifact_dir: str | os.PathLike) -> dict:
+    """The thresholds saved beside an artifact, or {} (every answer unsure) when there are none."""
+    path = Path(artifact_dir) / FILE_NAME
+    return json.loads(path.read_text()) if path.is_file() else {}

@@ -1,0 +1,115 @@
+"""The Percipient: the learned model asked about one condition at a time, with an unsure band.
+
+`perceive(frames, conditions)` scores each condition's text against its minimal-pair alternatives
+(softmax over [text, *alternatives]) on the latest ego-view frames, and turns the probability into
+a decision with the thresholds fitted on training worlds (`mineclip.perception.calibrate`): `yes`
+at or above `hi`, `no` at or below `lo`, `unsure` in between. A condition the thresholds do not
+know (never calibrated, so never trained for), or one that a frame cannot show (events, the
+inventory), is always `unsure`: the Percipient abstains instead of guessing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from mineclip.sim.engine import FRAME_SIZE
+
+from .conditions import Condition, check_conditions, describe, minimal_pairs
+
+DECISIONS = ("yes", "no", "unsure")
+WHOLE = "whole"  # the thresholds' key of the whole-prompt (one-shot) question
+FRAME_HW = (FRAME_SIZE[1], FRAME_SIZE[0])  # the simulator's frames, [160, 256]
+
+
+@dataclass
+class Answer:
+    """The Percipient's answer about one condition."""
+
+    condition: Condition | None  # None: the whole prompt at once
+    prob: float
+    decision: str  # yes, no, unsure
+    why: str = ""  # for unsure: below hi and above lo, not calibrated, not visible in a frame
+
+    def to_dict(self) -> dict:
+        return {"condition": self.condition.key if self.condition else WHOLE, "prob": round(self.prob, 4),
+                "decision": self.decision, **({"why": self.why} if self.why else {})}
+
+
+def decide(prob: float, band: dict | None) -> tuple[str, str]:
+    """(decision, why) from a probability and a key's fitted band {lo, hi} (null: that side never)."""
+    if not band:
+        return "unsure", "not calibrated (the model was not fitted for this condition)"
+    if np.isnan(prob):
+        return "unsure", "no probability"
+    lo, hi = band.get("lo"), band.get("hi")
+    if hi is not None and prob >= hi:
+        return "yes", ""
+    if lo is not None and prob <= lo:
+        return "no", ""
+    return "unsure", f"P {prob:.3f} in the unsure band ({lo}, {hi})"
+
+
+def as_frames(frames) -> np.ndarray:
+    """uint8 ego-view frames [T, 160, 256, 3] (one frame [160, 256, 3] is T = 1); else a ValueError."""
+    x = np.asarray(frames)
+    if x.ndim == 3:
+        x = x[None]
+    if x.dtype != np.uint8 or x.ndim != 4 or tuple(x.shape[1:]) != (*FRAME_HW, 3) or len(x) == 0:
+        raise ValueError(f"expected uint8 frames [T, {FRAME_HW[0]}, {FRAME_HW[1]}, 3] from the simulator, "
+                         f"got {x.dtype} {list(x.shape)}")
+    return x
+
+
+class Percipient:
+    """A reward model (`mineclip.reward.RewardModel`) asked about conditions; `thresholds` as
+    `calibrate.fit_thresholds` makes them (empty: every answer is unsure)."""
+
+    def __init__(self, reward_model, thresholds: dict | None = None):
+        self.rm = reward_model
+        self.thresholds = thresholds or {}
+
+    def band(self, key: str) -> dict | None:
+        return (self.thresholds.get("conditions") or {}).get(key)
+
+    @torch.inference_mode()
+    def _window(self, frames) -> torch.Tensor:
+        """The model's window [1, W, D] over the newest frames (the first repeated before the start)."""
+        x = as_frames(frames)[-self.rm.span:]
+        feats = self.rm.frame_features(x)
+        idx = torch.arange(len(x) - 1 - (self.rm.window - 1) * self.rm.frame_stride, len(x), self.rm.frame_stride)
+        return feats[idx.clamp(min=0)][None]
+
+    @torch.inference_mode()
+    def probs(self, frames, texts: list[list[str]]) -> list[float]:
+        """P of each list's first text among the list, on one window of the newest frames."""
+        window = self._window(frames)
+        out = []
+        for group in texts:
+            logits = self.rm.window_logits(window, self.rm.text_features(group))
+            out.append(float(logits.softmax(-1)[0, 0]))
+        return out
+
+    def perceive(self, frames, conditions: list[Condition]) -> list[Answer]:
+        """One answer per condition: P of its text against its minimal pairs, decided by its band."""
+        check_conditions(conditions)
+        asked = [c for c in conditions if c.perceivable and c.alternative_texts()]
+        probs = dict(zip(asked, self.probs(frames, [[c.text, *c.alternative_texts()] for c in asked])))
+        answers = []
+        for c in conditions:
+            if c not in probs:
+                answers.append(Answer(c, float("nan"), "unsure", "not visible in a frame"))
+                continue
+            answers.append(Answer(c, probs[c], *decide(probs[c], self.band(c.key))))
+        return answers
+
+    def perceive_whole(self, frames, conditions: list[Condition]) -> Answer:
+        """One answer for all conditions at once: the composed description against its minimal pairs."""
+        pairs = minimal_pairs(conditions)
+        if not pairs:
+            return Answer(None, float("nan"), "unsure", "no minimal pairs to score against")
+        (prob,) = self.probs(frames, [[describe(conditions), *pairs]])
+        return Answer(None, prob, *decide(prob, (self.thresholds.get(WHOLE) or None)))
+
