@@ -20,7 +20,7 @@ import numpy as np
 
 from mineclip.sim.state import WorldState
 
-from .conditions import Condition, conditions_of
+from .conditions import Condition, conditions_of, describe, minimal_pairs
 from .percipient import WHOLE, Percipient
 
 FILE_NAME = "perception.json"
@@ -99,19 +99,21 @@ def fit_band(probs, labels, target: float = TARGET, min_frames: int = MIN_FRAMES
 def frame_probs(percipient: Percipient, frames: list[LabelledFrame], conds: list[Condition]) -> np.ndarray:
     """P [frames, conditions] of each probe condition on each single frame."""
     groups = [[c.text, *c.alternative_texts()] for c in conds]
-    return np.array([percipient.probs(f.frame, groups) for f in frames])
+    return percipient.frame_probs(np.stack([f.frame for f in frames]), groups)
 
 
 def whole_probs(percipient: Percipient, frames: list[LabelledFrame]) -> tuple[np.ndarray, np.ndarray]:
     """P of each frame's task description among its minimal pairs, and whether all its conditions held."""
     from mineclip.tasks.registry import get_task
 
-    probs, labels = [], []
-    for f in frames:
-        conds = [c for c in conditions_of(get_task(f.task)) if c.perceivable]
-        probs.append(percipient.perceive_whole(f.frame, conds).prob)
-        labels.append(all(c.seen(f.state) for c in conds))
-    return np.array(probs), np.array(labels)
+    probs, labels = np.zeros(len(frames)), np.zeros(len(frames), bool)
+    for task in dict.fromkeys(f.task for f in frames):
+        conds = [c for c in conditions_of(get_task(task)) if c.perceivable]
+        idx = [i for i, f in enumerate(frames) if f.task == task]
+        group = [describe(conds), *minimal_pairs(conds)]
+        probs[idx] = percipient.frame_probs(np.stack([frames[i].frame for i in idx]), [group])[:, 0]
+        labels[idx] = [all(c.seen(frames[i].state) for c in conds) for i in idx]
+    return probs, labels
 
 
 def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: float = TARGET) -> dict:

@@ -85,11 +85,33 @@ class Percipient:
     @torch.inference_mode()
     def probs(self, frames, texts: list[list[str]]) -> list[float]:
         """P of each list's first text among the list, on one window of the newest frames."""
-        window = self._window(frames)
-        out = []
+        if not texts:
+            return []
+        video = self.rm.model.aggregate(self._window(frames))  # one window, scored against every text at once
+        flat = [t for group in texts for t in group]
+        logits = self.rm.model.score(video, self.rm.text_features(flat))[0]
+        out, i = [], 0
         for group in texts:
-            logits = self.rm.window_logits(window, self.rm.text_features(group))
-            out.append(float(logits.softmax(-1)[0, 0]))
+            out.append(float(logits[i:i + len(group)].softmax(-1)[0]))
+            i += len(group)
+        return out
+
+    @torch.inference_mode()
+    def frame_probs(self, frames, texts: list[list[str]]) -> np.ndarray:
+        """P [N, groups] on each of N frames alone (the frame held for a whole window), in batches."""
+        x = as_frames(frames)
+        feats = self.rm.frame_features(x)  # [N, D]
+        flat = [t for group in texts for t in group]
+        text = self.rm.text_features(flat)
+        out = np.zeros((len(x), len(texts)))
+        for i in range(0, len(x), self.rm.batch_size):
+            f = feats[i:i + self.rm.batch_size]
+            video = self.rm.model.aggregate(f[:, None].expand(-1, self.rm.window, -1))
+            logits = self.rm.model.score(video, text)
+            j = 0
+            for g, group in enumerate(texts):
+                out[i:i + len(f), g] = logits[:, j:j + len(group)].softmax(-1)[:, 0].float().cpu().numpy()
+                j += len(group)
         return out
 
     def perceive(self, frames, conditions: list[Condition]) -> list[Answer]:

@@ -1,0 +1,90 @@
+"""MP5's tables for the learned model as the Percipient (issue 27).
+
+1. Reliability per condition type: precision, recall and F1 of the Percipient's `yes` answers
+   against the simulator's ground truth on frames of held-out worlds (an unsure answer on a true
+   condition counts as a miss), with the share of unsure answers, for the trained artifact and an
+   untrained model of the same architecture (each with thresholds fitted on training worlds).
+2. Success per level (1, 2, 3, 4-6 conditions) of the Patroller on the context tasks, over
+   `--episodes` held-out worlds per task, with three perceivers on the same worlds: the simulator's
+   ground truth (the upper bound), the learned model condition by condition (active), and the
+   learned model asked about the whole description once (one-shot); with MP5's two failure modes:
+   declared done while a condition was false, never declared although all held.
+
+    python bench/perception.py                           # runs/default/artifact
+    python bench/perception.py --model DIR --json        # one JSON object: per-condition F1, per-level success
+    python bench/perception.py --refit                   # fit the thresholds again (perception.json)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def tables(result: dict) -> str:
+    from mineclip.perception.benchmark import LEVELS
+
+    rel = result["reliability"]
+    names = list(rel)
+    keys = list(rel[names[0]])
+    lines = [f"Reliability per condition type (held-out worlds, {result['eval_frames']} frames; P/R/F1 of yes "
+             "answers, unsure share)", "",
+             "| condition | positives | " + " | ".join(f"{n} P | {n} R | {n} F1 | {n} unsure" for n in names) + " |",
+             "|---|---|" + "---|---|---|---|" * len(names)]
+    for k in keys:
+        cells = " | ".join(f"{rel[n][k]['precision']:.2f} | {rel[n][k]['recall']:.2f} | {rel[n][k]['f1']:.2f} | "
+                           f"{rel[n][k]['unsure']:.2f}" for n in names)
+        lines.append(f"| {k} | {rel[names[0]][k]['positives']} | {cells} |")
+    lines.append("| mean F1 | | " + " | ".join(
+        f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | " for n in names) + " |")
+    succ = result["success"]
+    lines += ["", f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
+              "success (declared with a false condition / never declared though all held))", "",
+              "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
+              "|---|" + "---|" * len(next(iter(succ.values())))]
+    for name, levels in succ.items():
+        lines.append(f"| {name} | " + " | ".join(
+            f"{levels[lv]['success']:.0%} ({levels[lv]['false_done']:.0%} / {levels[lv]['missed']:.0%})"
+            for lv in sorted(levels)) + " |")
+    lines.append("")
+    lines.append(f"thresholds: {result['thresholds']}; wall time {result['seconds']['total']:.0f} s")
+    return "\n".join(lines)
+
+
+def summary(result: dict) -> dict:
+    """The --json object: per-condition F1 per model, per-level success per perceiver."""
+    return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
+            "reliability": result["reliability"],
+            "success": {p: {lv: round(v["success"], 4) for lv, v in levels.items()} for p, levels in result["success"].items()},
+            "failure_modes": {p: {lv: {"false_done": v["false_done"], "missed": v["missed"], "episodes": v["episodes"],
+                                       "tasks": v["tasks"]} for lv, v in levels.items()}
+                              for p, levels in result["success"].items()},
+            "tasks": result["tasks"], "settings": result["settings"], "thresholds": result["thresholds"],
+            "frames": {"fit": result["fit_frames"], "eval": result["eval_frames"]}, "seconds": result["seconds"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mineclip.perception.benchmark import BenchSettings, run_benchmark
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", default="runs/default/artifact", help="the artifact directory")
+    p.add_argument("--episodes", type=int, default=30, help="held-out worlds per task and perceiver")
+    p.add_argument("--fit-worlds", type=int, default=160, help="training worlds whose frames fit the thresholds")
+    p.add_argument("--eval-worlds", type=int, default=160, help="held-out worlds whose frames measure reliability")
+    p.add_argument("--tasks", default="", help="comma-separated context task ids (default: all)")
+    p.add_argument("--refit", action="store_true", help="fit the thresholds again and overwrite perception.json")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    a = p.parse_args(argv)
+    if not Path(a.model).is_dir():
+        print(f"no artifact at {a.model}: run `mineclip pipeline` first or pass --model", file=sys.stderr)
+        return 1
+    result = run_benchmark(BenchSettings(a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit,
+                                         tasks=[t for t in a.tasks.split(",") if t], progress=not a.json))
+    print(json.dumps(summary(result), indent=1) if a.json else tables(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""MP5's evaluation reproduced on crafter: how reliable the Percipient is per condition type, and how
+often the Patroller solves the context tasks of each level with each perceiver.
+
+`run_benchmark(settings)` loads an artifact (and an untrained model of the same architecture), fits
+each model's thresholds on frames of training worlds (or reads the artifact's `perception.json`),
+measures precision/recall/F1 of each condition type on frames of held-out worlds against the
+simulator's ground truth, and plays every context task on the same held-out worlds with the three
+perceivers. `bench/perception.py` prints the result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .calibrate import (
+    collect_frames,
+    fit_thresholds,
+    frame_probs,
+    load_thresholds,
+    probes,
+    save_thresholds,
+)
+from .conditions import conditions_of, level_of
+from .patroller import PERCEIVERS, make_perceiver, patrol
+from .percipient import Percipient, decide
+
+LEVELS = {1: "easy (1)", 2: "mid (2)", 3: "hard (3)", 4: "complex (4-6)"}
+
+
+@dataclass
+class BenchSettings:
+    """What `run_benchmark` measures (the defaults of `bench/perception.py`)."""
+
+    model: str  # artifact directory
+    episodes: int = 30  # per task and perceiver, on held-out worlds (the same worlds for every perceiver)
+    fit_worlds: int = 160  # training worlds whose frames fit the thresholds
+    eval_worlds: int = 160  # held-out worlds whose frames measure reliability
+    refit: bool = False  # fit again even when the artifact has perception.json
+    untrained: bool = True
+    tasks: list[str] = field(default_factory=list)  # default: every mp5-context task
+    seed: int = 0
+    progress: bool = True
+
+
+def reliability(percipient: Percipient, frames) -> dict[str, dict]:
+    """Per condition key: precision, recall, F1 of the yes answers against the ground truth, the
+    share of unsure answers, and F1 with unsure counted as no."""
+    conds = probes()
+    probs = frame_probs(percipient, frames, conds)
+    out = {}
+    for j, c in enumerate(conds):
+        truth = np.array([c.seen(f.state) for f in frames])
+        band = percipient.band(c.key)
+        decisions = np.array([decide(p, band)[0] for p in probs[:, j]])
+        yes, no = decisions == "yes", decisions == "no"
+        tp, fp = int((yes & truth).sum()), int((yes & ~truth).sum())
+        decided = yes | no
+        fn = int((no & truth).sum())
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / int(truth.sum()) if truth.sum() else 0.0  # unsure on a true condition is a miss
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        decided_recall = tp / (tp + fn) if tp + fn else 0.0
+        out[c.key] = {"precision": precision, "recall": recall, "f1": f1, "unsure": float(1 - decided.mean()),
+                      "decided_f1": (2 * precision * decided_recall / (precision + decided_recall)
+                                     if precision + decided_recall else 0.0),
+                      "frames": len(frames), "positives": int(truth.sum())}
+    return out
+
+
+def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
+    """perceiver -> level -> {success, false_done, missed, episodes, tasks}."""
+    from mineclip.tasks.registry import get_task
+
+    out: dict[str, dict[str, dict]] = {}
+    for o in outcomes:
+        level = str(level_of(conditions_of(get_task(o["task"]))))
+        row = out.setdefault(o["perceiver"], {}).setdefault(level, {"episodes": 0, "success": 0, "false_done": 0,
+                                                                   "missed": 0, "tasks": set()})
+        row["episodes"] += 1
+        row["tasks"].add(o["task"])
+        for k in ("success", "false_done", "missed"):
+            row[k] += int(o[k])
+    for levels in out.values():
+        for row in levels.values():
+            n = row["episodes"]
+            row.update({k: row[k] / n for k in ("success", "false_done", "missed")}, tasks=len(row["tasks"]))
+    return out
+
+
+def load_percipient(rm, artifact: str | None, fit_frames, refit: bool) -> tuple[Percipient, str]:
+    """A Percipient with the artifact's saved thresholds, or thresholds fitted now (saved when an artifact)."""
+    saved = load_thresholds(artifact) if artifact and not refit else {}
+    if saved:
+        return Percipient(rm, saved), "read from perception.json"
+    thresholds = fit_thresholds(Percipient(rm, {}), fit_frames())
+    if artifact:
+        save_thresholds(artifact, thresholds)
+    return Percipient(rm, thresholds), "fitted on training worlds" + (" and saved" if artifact else "")
+
+
+def run_benchmark(s: BenchSettings) -> dict:
+    """Reliability per condition type (trained and untrained) and success per level per perceiver."""
+    import torch
+    from tqdm import tqdm
+
+    from mineclip.model import MineCLIP, ModelConfig
+    from mineclip.reward import RewardModel
+    from mineclip.tasks.registry import get_task
+    from mineclip.tasks.seeds import world_seeds
+
+    from .calibrate import context_tasks
+
+    t0 = time.time()
+    cache: dict = {}
+
+    def fit_frames():
+        if "fit" not in cache:
+            cache["fit"] = collect_frames("perception", s.fit_worlds, seed=s.seed)
+        return cache["fit"]
+
+    trained = RewardModel.load(s.model)
+    models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit)}
+    if s.untrained:
+        torch.manual_seed(s.seed)
+        twin = MineCLIP(ModelConfig.from_dict(trained.model.config.to_dict())).eval()
+        twin_rm = RewardModel(twin, window=trained.window, frame_stride=trained.frame_stride, resize=trained.resize)
+        models["untrained"] = load_percipient(twin_rm, None, fit_frames, True)
+    fit_seconds = time.time() - t0
+    held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1)
+    reliab = {name: reliability(p, held_out) for name, (p, _) in models.items()}
+
+    tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
+    worlds = world_seeds("perception_eval", s.episodes)
+    percipient = models["trained"][0]
+    outcomes = []
+    jobs = [(t, name) for name in PERCEIVERS for t in tasks]
+    for task, name in tqdm(jobs, desc="context tasks x perceivers", disable=not s.progress, unit="task"):
+        perceiver = make_perceiver(name, percipient)
+        outcomes += [patrol(task, perceiver, w).to_dict() for w in worlds]
+    return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
+            "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
+            "success": success_table(outcomes), "outcomes": outcomes,
+            "tasks": {t.id: {"level": level_of(conditions_of(t)), "conditions": [c.key for c in conditions_of(t)],
+                             "prompt": t.prompt} for t in tasks},
+            "seconds": {"fit": fit_seconds, "total": time.time() - t0}}
