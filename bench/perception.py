@@ -29,19 +29,19 @@ def tables(result: dict) -> str:
     rel = result["reliability"]
     names = list(rel)
     keys = list(rel[names[0]])
-    lines = [f"Reliability per condition type (held-out worlds, {result['eval_frames']} frames; P/R/F1 of yes "
-             "answers, unsure share)", "",
+    lines = [(f"Reliability per condition type (held-out worlds, {result['eval_frames']} frames; P/R/F1 of yes "
+              "answers, unsure share)"), "",
              "| condition | positives | " + " | ".join(f"{n} P | {n} R | {n} F1 | {n} unsure" for n in names) + " |",
              "|---|---|" + "---|---|---|---|" * len(names)]
     for k in keys:
         cells = " | ".join(f"{rel[n][k]['precision']:.2f} | {rel[n][k]['recall']:.2f} | {rel[n][k]['f1']:.2f} | "
                            f"{rel[n][k]['unsure']:.2f}" for n in names)
         lines.append(f"| {k} | {rel[names[0]][k]['positives']} | {cells} |")
-    lines.append("| mean F1 | | " + " | ".join(
-        f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | " for n in names) + " |")
+    means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | " for n in names]
+    lines.append("| mean F1 | |" + "|".join(means) + "|")
     succ = result["success"]
-    lines += ["", f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
-              "success (declared with a false condition / never declared though all held))", "",
+    lines += ["", (f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
+                   "success (declared with a false condition / never declared though all held))"), "",
               "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
               "|---|" + "---|" * len(next(iter(succ.values())))]
     for name, levels in succ.items():

@@ -1,5 +1,6 @@
-"""MineCLIP as a dense reward: formulas and the streaming cache (`reward`), the episode bookkeeping
-between a stream and environments (`episodes`), gymnasium wrappers over it (`wrappers`)."""
+"""MineCLIP as a dense reward: formulas and the streaming cache (`reward`), the reward by conditions
+combined by a soft AND (`factored`), the episode bookkeeping between a stream and environments
+(`episodes`), gymnasium wrappers over it (`wrappers`)."""
 
 from .reward import (
     FIRST_STEPS,
@@ -13,6 +14,7 @@ from .reward import (
     reward_from_probs,
 )
 from .episodes import RewardTracker, RunningStats, TrackedStep
+from .factored import COMBINE, FactoredRewardFunction, soft_and
 
 
 def __getattr__(name):  # the wrappers import gymnasium, the SB3 one stable-baselines3: load them on first use
@@ -28,6 +30,8 @@ def __getattr__(name):  # the wrappers import gymnasium, the SB3 one stable-base
 
 
 __all__ = [
+    "COMBINE",
+    "FactoredRewardFunction",
     "FIRST_STEPS",
     "MODES",
     "MineCLIPReward",
@@ -43,4 +47,5 @@ __all__ = [
     "TrajectoryRewards",
     "direct_reward",
     "reward_from_probs",
+    "soft_and",
 ]

@@ -203,6 +203,14 @@ class RewardModel:
         `mineclip.tasks.negatives.negatives_for(prompt, "suite")`)."""
         return RewardFunction(self, prompt, negatives, mode, first_steps)
 
+    def factored_fn(self, conditions: Sequence[tuple[str, Sequence[str]]], mode: str = "direct",
+                    combine: str = "geomean"):
+        """A reward by conditions, each (text, its negatives), combined by a soft AND
+        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.conditions`)."""
+        from .factored import FactoredRewardFunction
+
+        return FactoredRewardFunction(self, conditions, mode, combine)
+
 
 class RewardFunction:
     """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""

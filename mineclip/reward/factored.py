@@ -1,0 +1,92 @@
+"""A reward by conditions: each condition's text scored against its own negatives, the per-condition
+probabilities combined by a soft AND.
+
+For conditions i = 1..C with probabilities P_i (softmax of condition i's text among itself and
+its N_i - 1 negatives, on the same window), the combined probability is
+
+    geomean   P = (P_1 * ... * P_C) ** (1 / C)                         (the default)
+    softmin   P = -tau * log(mean_i exp(-P_i / tau))                    (tau = 0.05)
+
+Both are 1 only when every P_i is 1 and fall with the weakest condition: one condition at 0 pulls
+the geometric mean to 0, and the soft minimum sits between the minimum and the mean, near the
+minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
+of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
+`P_t - P_{t-1}`. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
+suite: `mineclip.perception.conditions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from .reward import MODES, TrajectoryRewards, reward_from_probs
+
+COMBINE = ("geomean", "softmin")
+TAU = 0.05
+
+
+def soft_and(probs, how: str = "geomean", tau: float = TAU):
+    """Combine per-condition probabilities [..., C] into one [...] (see the module docstring)."""
+    p = torch.as_tensor(np.asarray(probs, dtype=np.float64) if not isinstance(probs, torch.Tensor) else probs)
+    if p.shape[-1] == 0:
+        raise ValueError("expected at least one condition to combine, got none")
+    if how == "geomean":
+        return p.clamp(min=1e-12).log().mean(-1).exp()
+    if how == "softmin":
+        return -tau * ((-p / tau).exp().mean(-1)).log()
+    raise ValueError(f"soft AND must be one of {COMBINE}, got {how!r}")
+
+
+class FactoredRewardFunction:
+    """The reward of several conditions, each `(text, negatives)`, combined by a soft AND."""
+
+    def __init__(self, reward_model, conditions: Sequence[tuple[str, Sequence[str]]], mode: str = "direct",
+                 combine: str = "geomean"):
+        if mode not in MODES:
+            raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
+        if combine not in COMBINE:
+            raise ValueError(f"soft AND must be one of {COMBINE}, got {combine!r}")
+        if not conditions:
+            raise ValueError("expected at least one (text, negatives) condition, got none")
+        self.groups = []
+        for text, negatives in conditions:
+            negs = [n for n in dict.fromkeys(negatives) if n != text]
+            if not negs:
+                raise ValueError(f"condition {text!r}: expected at least one negative; P would always be 1")
+            self.groups.append([text, *negs])
+        self.rm, self.mode, self.combine = reward_model, mode, combine
+        self.texts = [g[0] for g in self.groups]
+        self.text_features = reward_model.text_features([t for g in self.groups for t in g])
+        self.chance = float(soft_and(torch.tensor([1.0 / len(g) for g in self.groups]), combine))
+
+    @torch.inference_mode()
+    def condition_probs(self, windows: torch.Tensor) -> torch.Tensor:
+        """P of each condition [B, C] for windows of frame features [B, W, D]."""
+        logits = self.rm.window_logits(windows, self.text_features)
+        out, i = [], 0
+        for g in self.groups:
+            out.append(logits[:, i:i + len(g)].softmax(-1)[:, 0])
+            i += len(g)
+        return torch.stack(out, -1)
+
+    @torch.inference_mode()
+    def trajectory(self, frames) -> TrajectoryRewards:
+        """Rewards of a stored trajectory (frame 0 = reset): `prob` the combined P, `logits` the per-condition P."""
+        return self.trajectory_from_features(self.rm.frame_features(frames))
+
+    @torch.inference_mode()
+    def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
+        t, w, s = len(feats), self.rm.window, self.rm.frame_stride
+        idx = torch.arange(t)[:, None] + torch.arange(-(w - 1) * s, 1, s)[None, :]
+        windows = feats[idx.clamp(min=0)]  # the first frame repeated before the start, as RewardFunction
+        per = torch.cat([self.condition_probs(windows[i:i + self.rm.batch_size])
+                         for i in range(0, t, max(1, self.rm.batch_size))])
+        prob = soft_and(per, self.combine)
+        if self.mode == "direct":
+            reward = (prob - self.chance).clamp(min=0.0)
+        else:
+            reward = reward_from_probs(prob, 2, self.mode)
+        return TrajectoryRewards(reward.float().cpu().numpy(), prob.float().cpu().numpy(), per.float().cpu().numpy())
