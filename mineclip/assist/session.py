@@ -61,6 +61,8 @@ class AssistSession:
     def __init__(self, world_seed: int, model=None, *, parser: str | os.PathLike | None = None,
                  record_dir: str | os.PathLike | None = None, max_steps: int = DEFAULT_STEPS,
                  judge_threshold: float | None = None, init: dict | None = None, video: bool = False):
+        if not 0 <= int(world_seed) < 2 ** 32:
+            raise ValueError(f"expected a world seed from 0 to 2**32 - 1, got {world_seed}")
         self.world_seed = int(world_seed)
         self.max_steps = int(max_steps)
         self.env = CrafterEnv({"naive": True, **(init or {})}, max_steps=10 ** 9)

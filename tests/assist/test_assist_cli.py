@@ -79,3 +79,10 @@ def test_the_whole_session_is_saved_as_a_video(capsys, tmp_path):
                      "--json", "--video", str(tmp_path / "chat.mp4"))
     turns = json.loads(out)["turns"]
     assert code == 0 and video_info(tmp_path / "chat.mp4")["frames"] == 1 + sum(t["steps"] for t in turns)
+
+
+def test_what_keeps_a_chat_from_starting_is_one_line_and_exit_1(capsys, tmp_path):
+    for args in (["--world-seed", "-1"], ["--model", str(tmp_path / "none")], ["--parser", str(tmp_path)]):
+        assert main(["assist", "--command", "hi", *args]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("mineclip assist: ") and err.count("\n") == 1, err
