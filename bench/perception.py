@@ -13,6 +13,11 @@
     python bench/perception.py                           # runs/default/artifact
     python bench/perception.py --model DIR --json        # one JSON object: per-condition F1, per-level success
     python bench/perception.py --refit                   # fit the thresholds again (perception.json)
+    python bench/perception.py --no-judge                # skip table 3
+
+3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
+   unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
+   context tasks recorded on held-out worlds (runs/default/perception/context-evalset).
 """
 
 from __future__ import annotations
@@ -53,6 +58,25 @@ def tables(result: dict) -> str:
     return "\n".join(lines)
 
 
+def judge_table(judges: dict) -> str:
+    lines = ["Judge by conditions vs whole prompt (paper's rule: mean step reward, K-means per task)", "",
+             "| set | kind | tasks | whole-prompt F1 | factored F1 |", "|---|---|---|---|---|"]
+    for name, entry in judges["sets"].items():
+        for kind, row in entry["by_kind"].items():
+            lines.append(f"| {name} | {kind} | {row['tasks']} | {row['whole']:.2f} | {row['factored']:.2f} |")
+    ctx = judges["sets"].get("context")
+    if ctx:
+        lines += ["", "| context task | conditions | whole F1 | factored F1 | F1 where decided | abstained |",
+                  "|---|---|---|---|---|---|"]
+        for task, t in ctx["tasks"].items():
+            decided = "-" if t["decided_f1"] is None else f"{t['decided_f1']:.2f}"
+            lines.append(f"| {task} | {len(t['conditions'])} | {t['whole_f1']:.2f} | {t['factored_f1']:.2f} | "
+                         f"{decided} | {t['abstain']:.0%} |")
+        lines.append(f"\n{ctx['abstained']} abstained context trajectories written to {ctx['abstained_file']} "
+                     "(`mineclip label` serves them)")
+    return "\n".join(lines)
+
+
 def summary(result: dict) -> dict:
     """The --json object: per-condition F1 per model, per-level success per perceiver."""
     return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
@@ -66,7 +90,12 @@ def summary(result: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mineclip.perception.benchmark import BenchSettings, run_benchmark
+    from mineclip.perception.benchmark import (
+        BenchSettings,
+        JudgeSettings,
+        run_benchmark,
+        run_judges,
+    )
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="runs/default/artifact", help="the artifact directory")
@@ -75,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-worlds", type=int, default=160, help="held-out worlds whose frames measure reliability")
     p.add_argument("--tasks", default="", help="comma-separated context task ids (default: all)")
     p.add_argument("--refit", action="store_true", help="fit the thresholds again and overwrite perception.json")
+    p.add_argument("--no-judge", action="store_true", help="skip the judge by conditions (table 3)")
+    p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl", help="the pipeline's evaluation set")
+    p.add_argument("--context-dir", default="runs/default/perception/context-evalset",
+                   help="where the context tasks' labelled set is recorded (once) and read")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
     if not Path(a.model).is_dir():
@@ -82,7 +115,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     result = run_benchmark(BenchSettings(a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit,
                                          tasks=[t for t in a.tasks.split(",") if t], progress=not a.json))
-    print(json.dumps(summary(result), indent=1) if a.json else tables(result))
+    judges = None if a.no_judge else run_judges(JudgeSettings(a.model, a.labels, a.context_dir, progress=not a.json))
+    if a.json:
+        out = summary(result)
+        if judges:
+            out["judges"] = {name: {k: e[k] for k in ("by_kind", "abstain", "tasks", "labels")}
+                             for name, e in judges["sets"].items()}
+            out["seconds"]["judges"] = judges["seconds"]
+        print(json.dumps(out, indent=1))
+    else:
+        print(tables(result) + ("\n\n" + judge_table(judges) if judges else ""))
     return 0
 
 

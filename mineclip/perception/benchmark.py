@@ -146,3 +146,70 @@ def run_benchmark(s: BenchSettings) -> dict:
             "tasks": {t.id: {"level": level_of(conditions_of(t)), "conditions": [c.key for c in conditions_of(t)],
                              "prompt": t.prompt} for t in tasks},
             "seconds": {"fit": fit_seconds, "total": time.time() - t0}}
+
+
+@dataclass
+class JudgeSettings:
+    """The factored judge against the whole-prompt judge (the defaults of `bench/perception.py`)."""
+
+    model: str
+    labels: str | None = "runs/default/evalset/evalset.jsonl"  # the pipeline's evaluation set (None: skip)
+    context_dir: str = "runs/default/perception/context-evalset"  # recorded here once, then reused
+    per_label: int = 10  # successes and failures per context task, on held-out worlds
+    negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
+    workers: int = 2
+    progress: bool = True
+
+
+def _kind(task_id: str) -> str:
+    from mineclip.tasks.registry import get_task
+
+    try:
+        return get_task(task_id).kind
+    except KeyError:
+        return "creative"
+
+
+def run_judges(s: JudgeSettings) -> dict:
+    """F1 of the factored and the whole-prompt judge on the pipeline's evaluation set and on the
+    context tasks (recorded on held-out worlds); abstained context trajectories are written beside
+    the context set as `abstained.jsonl` for `mineclip label`."""
+    from pathlib import Path
+
+    from mineclip.evaluate.trajectories import read_labels
+    from mineclip.play.evalset import FILE_NAME, EvalsetSettings, record_evalset
+    from mineclip.reward import RewardModel
+    from mineclip.tasks.negatives import negatives_for
+
+    from .calibrate import context_tasks
+    from .judge import compare, score_trajectories, write_abstained
+
+    t0 = time.time()
+    rm = RewardModel.load(s.model)
+    thresholds = load_thresholds(s.model)
+    context = Path(s.context_dir)
+    if not (context / FILE_NAME).is_file():
+        record_evalset(context, EvalsetSettings([t.id for t in context_tasks()], s.per_label, tail=rm.window),
+                       s.workers, progress=s.progress)
+    sets = {"context": context / FILE_NAME}
+    if s.labels and Path(s.labels).is_file():
+        sets["pipeline"] = Path(s.labels)
+    out: dict = {"settings": asdict(s), "sets": {}}
+    for name, path in sets.items():
+        trajs, _, _ = read_labels(path)
+        verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,
+                                                s.progress)
+        tasks = compare(verdicts)
+        entry = {"labels": str(path), "tasks": tasks, "problems": problems, "by_kind": {},
+                 "abstain": float(np.mean([v.abstain for v in verdicts]))}
+        for kind in ("programmatic", "creative"):
+            ids = [t for t in tasks if _kind(t) == kind]
+            if ids:
+                entry["by_kind"][kind] = {j: float(np.mean([tasks[t][f"{j}_f1"] for t in ids])) for j in ("whole", "factored")}
+                entry["by_kind"][kind]["tasks"] = len(ids)
+        if name == "context":
+            entry["abstained_file"] = str(path.with_name("abstained.jsonl"))
+            entry["abstained"] = write_abstained(verdicts, entry["abstained_file"])
+        out["sets"][name] = entry
+    out["seconds"] = time.time() - t0
+    return out

@@ -1,0 +1,126 @@
+"""The judge by conditions: a trajectory is scored by the soft AND of its task's conditions
+(`mineclip.reward.factored`), says which condition failed, and abstains when a needed condition is
+unsure; compared with the whole-prompt judge on the same labelled trajectories.
+
+A task's conditions come from its success criterion (`conditions.conditions_of`): each condition
+it can see in a frame is its narrator text against its minimal pairs; a task whose success needs
+events (programmatic tasks such as "chop a tree") keeps its prompt against the policy's negatives
+as one condition, and a task without a criterion (creative) its prompt alone: for those the two
+judges score the same. Both judges use the paper's rule (mean step reward, the mean of two K-means
+centroids per task). At the window where the combined P is highest, the condition with the lowest
+P is the one reported as failed, and a condition whose P lies in its unsure band (the Percipient's
+thresholds) makes the judge abstain on that trajectory. Abstained trajectories can be written as a
+trajectory file that `mineclip label` serves to people.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .conditions import conditions_of
+from .percipient import decide
+
+
+@dataclass
+class Verdict:
+    """One trajectory under both judges."""
+
+    id: str
+    task: str
+    label: int
+    whole: float  # whole-prompt score (mean step reward)
+    factored: float  # soft-AND score (mean step reward)
+    conditions: list[str]
+    at_best: list[float]  # each condition's P at the window of highest combined P
+    failed: str | None = None  # the weakest condition there
+    unsure: list[str] = field(default_factory=list)  # conditions in their unsure band there
+    record: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def abstain(self) -> bool:
+        return bool(self.unsure)
+
+
+def task_conditions(task_id: str, prompt: str, negatives_for: Callable[[str], list[str]]) -> list[tuple[str, str, list[str]]]:
+    """(key, text, negatives) per condition of a task; the prompt alone when it has no criterion."""
+    from mineclip.tasks.registry import get_task
+
+    try:
+        task = get_task(task_id)
+        conds = conditions_of(task) if task.success and "any" not in json.dumps(task.success) else []
+    except KeyError:
+        conds = []
+    out = [(c.key, c.text, c.alternative_texts()) for c in conds if c.perceivable and c.alternative_texts()]
+    if not out or any(not c.perceivable for c in conds):
+        out.append(("prompt", prompt, list(negatives_for(prompt))))
+    return out
+
+
+def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False
+                       ) -> tuple[list[Verdict], list]:
+    """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones."""
+    from tqdm import tqdm
+
+    from mineclip.evaluate.scoring import step_rewards
+    from mineclip.evaluate.trajectories import load_frames
+
+    bands = (thresholds or {}).get("conditions") or {}
+    verdicts, problems = [], []
+    for traj in tqdm(trajectories, desc="judging by conditions", disable=not progress, unit="traj"):
+        try:
+            frames = load_frames(traj)
+        except Exception as e:  # noqa: BLE001 - reported, as the evaluation does
+            problems.append((traj.id, str(e)))
+            continue
+        feats = rm.frame_features(frames)
+        whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(feats)
+        conds = task_conditions(traj.task, traj.prompt, negatives_for)
+        fact = rm.factored_fn([(t, n) for _, t, n in conds]).trajectory_from_features(feats)
+        best = int(np.argmax(fact.prob[1:]) + 1) if len(fact.prob) > 1 else 0
+        at_best = [float(p) for p in fact.logits[best]]
+        keys = [k for k, _, _ in conds]
+        unsure = [k for k, p in zip(keys, at_best) if bands.get(k) and decide(p, bands[k])[0] == "unsure"]
+        verdicts.append(Verdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
+                                float(step_rewards(fact.reward).mean()), keys, at_best,
+                                keys[int(np.argmin(at_best))], unsure, traj.record))
+    return verdicts, problems
+
+
+def compare(verdicts: list[Verdict]) -> dict[str, dict]:
+    """Per task: F1 of the whole-prompt and the factored judge (K-means per task), the factored
+    judge's F1 on the trajectories it does not abstain on, its abstain rate, and what failed."""
+    from collections import Counter
+
+    from mineclip.evaluate.judge import binary_metrics, judge
+
+    out = {}
+    for task in dict.fromkeys(v.task for v in verdicts):
+        vs = [v for v in verdicts if v.task == task]
+        labels = [v.label for v in vs]
+        whole = judge([v.whole for v in vs], labels)
+        fact = judge([v.factored for v in vs], labels)
+        kept = [i for i, v in enumerate(vs) if not v.abstain]
+        decided = binary_metrics([labels[i] for i in kept], [fact.preds[i] for i in kept]) if kept else None
+        failed = Counter(v.failed for v, p in zip(vs, fact.preds) if p == 0)
+        out[task] = {"n": len(vs), "conditions": vs[0].conditions, "whole_f1": whole.metrics["f1"],
+                     "factored_f1": fact.metrics["f1"], "decided_f1": decided["f1"] if decided else None,
+                     "abstain": 1 - len(kept) / len(vs), "failed": dict(failed)}
+    return out
+
+
+def write_abstained(verdicts: list[Verdict], path: str | Path) -> int:
+    """The trajectories the factored judge abstained on, as a trajectory file for `mineclip label`
+    (write it beside the labels file it came from, so that its video paths stay valid)."""
+    lines = [json.dumps({**v.record, "abstained": {"unsure": v.unsure, "at_best": dict(zip(v.conditions, v.at_best))}})
+             for v in verdicts if v.abstain and v.record]
+    Path(path).write_text("".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def verdicts_to_dicts(verdicts: list[Verdict]) -> list[dict]:
+    return [{k: v for k, v in asdict(x).items() if k != "record"} | {"abstain": x.abstain} for x in verdicts]

@@ -1,0 +1,55 @@
+"""The judge by conditions: the same as the whole-prompt judge where a task has only its prompt,
+reports the weakest condition, abstains where a condition is unsure, exports what it abstained on."""
+
+import json
+
+import pytest
+from helpers.models import make_micro
+
+from mineclip.evaluate.trajectories import read_labels
+from mineclip.perception.judge import (
+    compare,
+    score_trajectories,
+    task_conditions,
+    write_abstained,
+)
+from mineclip.play.evalset import EvalsetSettings, record_evalset
+from mineclip.reward import RewardModel
+
+
+def negatives(prompt):
+    return [p for p in ("chop a tree", "hunt a cow", "drink water", "just looking around") if p != prompt]
+
+
+def test_conditions_of_a_judged_task():
+    assert [k for k, _, _ in task_conditions("find_cow_day", "find a cow during the day", negatives)] == [
+        "creature:cow", "time:day"]
+    ((key, text, negs),) = task_conditions("harvest_wood", "chop a tree", negatives)
+    assert key == "prompt" and text == "chop a tree" and "chop a tree" not in negs
+    assert task_conditions("no_such_task", "dance", negatives)[0][:2] == ("prompt", "dance")
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory):
+    out = tmp_path_factory.mktemp("set")
+    record_evalset(out, EvalsetSettings(["find_cow_day", "harvest_wood"], per_label=1, worlds=2, tail=2), workers=1,
+                   progress=False)
+    return out, read_labels(out / "evalset.jsonl")[0]
+
+
+def test_factored_judge_reports_the_weakest_condition_and_abstains_where_unsure(labelled):
+    folder, trajs = labelled
+    rm = RewardModel(make_micro(), window=2)
+    bands = {"conditions": {"time:day": {"lo": 0.0, "hi": 1.0}}}  # everything unsure about the time of day
+    verdicts, problems = score_trajectories(rm, trajs, negatives, bands)
+    assert not problems and len(verdicts) == len(trajs) == 4
+    by_task = {v.task: v for v in verdicts}
+    assert by_task["harvest_wood"].whole == pytest.approx(by_task["harvest_wood"].factored, abs=1e-5)
+    cow = by_task["find_cow_day"]
+    assert cow.failed in ("creature:cow", "time:day") and cow.abstain and cow.unsure == ["time:day"]
+    table = compare(verdicts)
+    assert table["find_cow_day"]["abstain"] == 1.0 and table["harvest_wood"]["abstain"] == 0.0
+    assert write_abstained(verdicts, folder / "abstained.jsonl") == 2
+    lines = [json.loads(x) for x in (folder / "abstained.jsonl").read_text().splitlines()]
+    assert {x["task_id"] for x in lines} == {"find_cow_day"} and "abstained" in lines[0]
+    assert len(read_labels(folder / "abstained.jsonl")[0]) == 2  # what `mineclip label` reads
