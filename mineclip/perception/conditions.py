@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mineclip.sim.state import WorldState, brightness
+from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW
 
 ASPECTS = ("object", "creature", "terrain", "time", "brightness", "agent", "event")
 CREATURES = ("cow", "zombie", "skeleton")
@@ -29,21 +30,18 @@ VIEW_KEYS = ("in_view", "near", "facing", "view_fraction")
 AGENT_KEYS = ("have", "without", "health")
 EVENT_KEYS = ("achieve", "gain", "event", "sleeping", "survive")
 
-# What the narrator of the training clips says about a kind in view (mineclip.tasks.scenes.VIEW
-# and its own wording), and the fragment that composes a description ("find a cow near water").
-TEXT = {"cow": "there's a cow over here", "zombie": "a zombie nearby", "skeleton": "skeleton over there",
-        "water": "some water over there", "sand": "on the beach", "grass": "walking on the grass",
-        "lava": "lava over there", "tree": "some trees around", "stone": "lots of stone",
-        "coal": "there's coal here", "iron": "some iron ore here", "diamond": "is that a diamond",
-        "table": "my crafting table is here", "furnace": "furnace is here", "plant": "a sapling here",
-        "day": "during the day, sun is up", "night": "it's night", "bright": "nice day out, bright",
-        "dark": "so dark now"}
+# What the learned model is asked: the narrator's own words for a kind in view, the time and the
+# light (mineclip.tasks.scenes, what the training clips say); kinds the narrator never names get a
+# plain phrase, and no thresholds unless a context task asks about them.
+TEXT = {**{kind: captions[0] for kind, captions in VIEW.items()},
+        "grass": "walking on the grass", "coal": "there's coal here", "iron": "some iron ore here",
+        "plant": "a sapling here", "day": DAY[1], "night": NIGHT[0], "bright": DAY[0], "dark": NIGHT[1]}
 PHRASE = {"cow": "a cow", "zombie": "a zombie", "skeleton": "a skeleton", "water": "near water",
           "sand": "on the sand", "grass": "on the grass", "lava": "near lava", "tree": "by the trees",
           "stone": "by the stone", "coal": "by coal", "iron": "by iron", "diamond": "by a diamond",
           "table": "by a crafting table", "furnace": "by a furnace", "plant": "by a sapling",
           "day": "during the day", "night": "at night", "bright": "in bright light", "dark": "in the dark"}
-NOTHING = "just looking around"  # the narrator's idle talk: the alternative "none of these in view"
+NOTHING = IDLE[2]  # the narrator's idle talk ("looking around"): the alternative "none of these in view"
 ALTERNATIVES = {"creature": CREATURES, "terrain": TERRAIN, "object": OBJECTS, "time": TIMES,
                 "brightness": BRIGHTNESS}
 Check = Callable[[WorldState], bool]

@@ -3,6 +3,7 @@
 import pytest
 
 from mineclip.perception.conditions import (
+    TEXT,
     Condition,
     check_conditions,
     conditions_of,
@@ -39,7 +40,7 @@ def test_ground_truth_checks_read_the_world_state():
 def test_minimal_pairs_change_one_condition_and_are_its_negatives():
     cow, water, day = conditions_of(get_task("find_cow_near_water_day"))
     assert day.alternative_texts() == ["it's night"]
-    assert "on the beach" in water.alternative_texts() and water.text not in water.alternative_texts()
+    assert TEXT["sand"] in water.alternative_texts() and water.text not in water.alternative_texts()
     pairs = minimal_pairs([cow, water, day])
     assert "find a cow near water at night" in pairs and "find a zombie near water during the day" in pairs
     assert describe([cow, water, day]) not in pairs
