@@ -58,25 +58,6 @@ def tables(result: dict) -> str:
     return "\n".join(lines)
 
 
-def judge_table(judges: dict) -> str:
-    lines = ["Judge by conditions vs whole prompt (paper's rule: mean step reward, K-means per task)", "",
-             "| set | kind | tasks | whole-prompt F1 | factored F1 |", "|---|---|---|---|---|"]
-    for name, entry in judges["sets"].items():
-        for kind, row in entry["by_kind"].items():
-            lines.append(f"| {name} | {kind} | {row['tasks']} | {row['whole']:.2f} | {row['factored']:.2f} |")
-    ctx = judges["sets"].get("context")
-    if ctx:
-        lines += ["", "| context task | conditions | whole F1 | factored F1 | F1 where decided | abstained |",
-                  "|---|---|---|---|---|---|"]
-        for task, t in ctx["tasks"].items():
-            decided = "-" if t["decided_f1"] is None else f"{t['decided_f1']:.2f}"
-            lines.append(f"| {task} | {len(t['conditions'])} | {t['whole_f1']:.2f} | {t['factored_f1']:.2f} | "
-                         f"{decided} | {t['abstain']:.0%} |")
-        lines.append(f"\n{ctx['abstained']} abstained context trajectories written to {ctx['abstained_file']} "
-                     "(`mineclip label` serves them)")
-    return "\n".join(lines)
-
-
 def summary(result: dict) -> dict:
     """The --json object: per-condition F1 per model, per-level success per perceiver."""
     return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
@@ -96,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         run_benchmark,
         run_judges,
     )
+    from mineclip.perception.report import judge_table
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="runs/default/artifact", help="the artifact directory")

@@ -157,6 +157,7 @@ class JudgeSettings:
     context_dir: str = "runs/default/perception/context-evalset"  # recorded here once, then reused
     per_label: int = 10  # successes and failures per context task, on held-out worlds
     negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
+    tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
     workers: int = 2
     progress: bool = True
 
@@ -189,7 +190,8 @@ def run_judges(s: JudgeSettings) -> dict:
     thresholds = load_thresholds(s.model)
     context = Path(s.context_dir)
     if not (context / FILE_NAME).is_file():
-        record_evalset(context, EvalsetSettings([t.id for t in context_tasks()], s.per_label, tail=rm.window),
+        ids = s.tasks or [t.id for t in context_tasks()]
+        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window),
                        s.workers, progress=s.progress)
     sets = {"context": context / FILE_NAME}
     if s.labels and Path(s.labels).is_file():

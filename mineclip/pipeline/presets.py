@@ -4,6 +4,8 @@
     evalset:  {tasks, per_label}                     the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
     eval:     {negatives}                            the judge's negative prompts (mineclip.tasks.negatives)
+    perception: {tasks, per_label, fit_worlds}       MP5's context tasks judged whole and by conditions
+                                                     (mineclip.perception); no section: the stage is skipped
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ class EvalsetSizes:
 
 
 @dataclass
+class PerceptionSizes:
+    tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
+    per_label: int = 10  # successes and failures per context task, on held-out worlds
+    fit_worlds: int = 80  # training worlds whose frames fit the Percipient's thresholds
+
+
+@dataclass
 class Preset:
     """Sizes of one pipeline run."""
 
@@ -39,6 +48,7 @@ class Preset:
     evalset: EvalsetSizes
     train: dict  # a training config mapping
     negatives: str = "scene"
+    perception: PerceptionSizes | None = None
 
     @property
     def training_config(self) -> dict:
@@ -55,7 +65,8 @@ class Preset:
         return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)}
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
+        out = {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
+        return out | ({"perception": asdict(self.perception)} if self.perception else {})
 
 
 def list_presets() -> list[str]:
@@ -64,12 +75,14 @@ def list_presets() -> list[str]:
 
 def preset_from_dict(name: str, d: dict) -> Preset:
     """A Preset from its mapping (the YAML file's contents); unknown sections and fields are errors."""
-    unknown = sorted(set(d) - {"name", "clips", "evalset", "train", "eval"})
+    unknown = sorted(set(d) - {"name", "clips", "evalset", "train", "eval", "perception"})
     if unknown:
-        raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected clips, evalset, train, eval")
+        raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected clips, evalset, train, eval, "
+                          "perception")
     try:
+        perception = PerceptionSizes(**d["perception"]) if d.get("perception") is not None else None
         return Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),
-                      dict(d.get("train") or {}), **(d.get("eval") or {}))
+                      dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception)
     except TypeError as e:
         raise ConfigError(f"preset {name!r}: {e}") from e
 

@@ -1,5 +1,6 @@
 """The main job's stages, composed in one process: play the task suite -> narrated training shards and
-held-out clips -> labelled evaluation set on held-out worlds -> train -> export -> judge.
+held-out clips -> labelled evaluation set on held-out worlds -> train -> export -> judge -> MP5's
+context tasks judged whole and by conditions (when the preset has a `perception` section).
 
 Each stage calls one library function (`make_clips`, `record_evalset`, `fit`, `export_checkpoint`,
 `evaluate`) and records its result in `<run>/stages/<stage>.json`; a stage whose record exists is
@@ -11,13 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 from .presets import Preset
 
-STAGES = ("clips", "evalset", "train", "export", "eval")
+STAGES = ("clips", "evalset", "train", "export", "eval", "perception")
 DATA_STAGES = {"clips": "shards", "evalset": "evalset"}  # stage -> the folder it writes
 
 
@@ -139,6 +140,19 @@ def stage_eval(run: Path, preset: Preset) -> tuple[dict, dict]:
     return record, result.metrics
 
 
+def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
+    """MP5's context tasks in the evaluation: the Percipient's thresholds fitted on training worlds
+    (saved with the artifact), the context tasks recorded on held-out worlds and judged whole and by
+    conditions beside the evaluation set; report/perception.md and report/perception.json."""
+    if preset.perception is None:
+        return {"skipped": "the preset has no perception section"}
+    from mineclip.perception.report import evaluate_context
+
+    return evaluate_context(artifact_dir(run), run / "perception", run / "report", evalset_labels(run),
+                            preset.perception.tasks, preset.perception.per_label, preset.perception.fit_worlds,
+                            preset.negatives, workers)
+
+
 # --------------------------------------------------------------------------- the run
 def reuse_data(run: Path, source: Path, preset: Preset) -> None:
     """Let `run` train and evaluate on the clips and evaluation set of the finished run `source`
@@ -179,6 +193,7 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         "evalset": lambda: stage_evalset(run, preset, workers),
         "train": lambda: stage_train(run, preset, workers, train_overrides or {}),
         "export": lambda: stage_export(run, preset),
+        "perception": lambda: stage_perception(run, preset, workers),
     }
     times: dict[str, float] = {}
     metrics: dict | None = None

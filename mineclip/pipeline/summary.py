@@ -15,7 +15,7 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     names = list(models)
     tasks = list(next(iter(models.values())))
     kinds = {t: get_task(t).kind for t in tasks}
-    pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}"
     negatives = (metrics.get("settings") or {}).get("negatives", "suite")
     lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold; negatives: {negatives}) "
              "on held-out worlds",
@@ -29,7 +29,23 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
         if "v2t_R@1" in r:
             lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "
                          f"(chance {100 * r['chance_R@1']:.1f}%: 1/N, same captions counted as matches)")
+    perception = _perception_line(run)
+    if perception:
+        lines.append(perception)
     lines.append("wall time: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
                  + f", total {sum(times.values()):.0f}s")
     lines.append(f"report: {run / 'report' / 'report.md'}")
     return "\n".join(lines)
+
+
+def _perception_line(run: Path) -> str | None:
+    """One line on MP5's context tasks (the perception stage), when it ran."""
+    import json
+
+    marker = run / "stages" / "perception.json"
+    record = json.loads(marker.read_text()) if marker.is_file() else {}
+    if record.get("context_factored_f1") is None:
+        return None
+    return (f"context tasks (MP5): F1 x 100 judged by conditions {100 * record['context_factored_f1']:.1f}, "
+            f"whole prompt {100 * record['context_whole_f1']:.1f}, abstained {100 * record['context_abstain']:.0f}% "
+            f"({record['report']})")

@@ -1,0 +1,58 @@
+"""MP5's context tasks in the pipeline's evaluation: the Percipient's thresholds fitted on training
+worlds and saved with the artifact, the context tasks recorded on held-out worlds, and both judges
+(whole prompt, by conditions) on them and on the evaluation set, written as report/perception.md."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+
+def judge_table(judges: dict) -> str:
+    """Markdown: mean F1 per set and kind for both judges, then per context task."""
+    lines = ["| set | kind | tasks | whole-prompt F1 | factored F1 |", "|---|---|---|---|---|"]
+    for name, entry in judges["sets"].items():
+        for kind, row in entry["by_kind"].items():
+            lines.append(f"| {name} | {kind} | {row['tasks']} | {row['whole']:.2f} | {row['factored']:.2f} |")
+    ctx = judges["sets"].get("context")
+    if ctx:
+        lines += ["", ("| context task | conditions | whole F1 | factored F1 | F1 where decided | abstained | "
+                       "failed (weakest condition) |"), "|---|---|---|---|---|---|---|"]
+        for task, t in ctx["tasks"].items():
+            decided = "-" if t["decided_f1"] is None else f"{t['decided_f1']:.2f}"
+            failed = ", ".join(f"{k} {v}" for k, v in sorted(t["failed"].items(), key=lambda kv: -kv[1]))
+            lines.append(f"| {task} | {len(t['conditions'])} | {t['whole_f1']:.2f} | {t['factored_f1']:.2f} | "
+                         f"{decided} | {t['abstain']:.0%} | {failed} |")
+        lines.append(f"\n{ctx['abstained']} abstained context trajectories in {ctx['abstained_file']} "
+                     "(`mineclip label FILE --labels OUT.jsonl` serves them to people)")
+    return "\n".join(lines)
+
+
+def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tasks: list[str], per_label: int,
+                     fit_worlds: int, negatives: str, workers: int) -> dict:
+    """Fit and save the thresholds, judge the context tasks and the evaluation set, write the report."""
+    from mineclip.reward import RewardModel
+
+    from .benchmark import JudgeSettings, run_judges
+    from .calibrate import collect_frames, fit_thresholds, save_thresholds
+    from .percipient import Percipient
+
+    t0 = time.time()
+    thresholds = fit_thresholds(Percipient(RewardModel.load(artifact), {}), collect_frames("perception", fit_worlds))
+    save_thresholds(artifact, thresholds)
+    judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
+                                      str(work / "context-evalset"), per_label, negatives, list(tasks), workers,
+                                      progress=True))
+    report.mkdir(parents=True, exist_ok=True)
+    calibrated = sorted(thresholds["conditions"])
+    text = ["# MP5's context tasks: the judge by conditions against the whole-prompt judge", "",
+            (f"Percipient thresholds fitted on {thresholds['frames']} frames of {fit_worlds} training worlds "
+             f"(target precision {thresholds['target_precision']}): {', '.join(calibrated)}; saved as "
+             f"{artifact / 'perception.json'}."), "", judge_table(judges), ""]
+    (report / "perception.md").write_text("\n".join(text))
+    (report / "perception.json").write_text(json.dumps({"thresholds": thresholds, "judges": judges}, indent=1) + "\n")
+    ctx = judges["sets"]["context"]["by_kind"].get("programmatic", {})
+    return {"report": str(report / "perception.md"), "context_whole_f1": ctx.get("whole"),
+            "context_factored_f1": ctx.get("factored"), "context_abstain": judges["sets"]["context"]["abstain"],
+            "calibrated": calibrated, "judge_seconds": judges["seconds"], "total_seconds": time.time() - t0}

@@ -1,0 +1,33 @@
+"""The pipeline's perception stage: MP5's context tasks judged whole and by conditions, in the report."""
+
+import json
+
+from helpers.models import make_micro
+
+from mineclip.model.artifact import save_artifact
+from mineclip.pipeline import STAGES, load_preset
+from mineclip.pipeline.presets import PerceptionSizes, preset_from_dict
+from mineclip.pipeline.run import stage_perception
+from mineclip.pipeline.summary import _perception_line
+
+
+def test_presets_carry_the_perception_sizes_and_a_preset_without_them_skips_the_stage(tmp_path):
+    assert STAGES[-1] == "perception"
+    assert load_preset("default").perception == PerceptionSizes([], 10, 80)
+    bare = preset_from_dict("bare", {})
+    assert bare.perception is None and "perception" not in bare.to_dict()
+    assert stage_perception(tmp_path, bare, 1) == {"skipped": "the preset has no perception section"}
+
+
+def test_the_stage_fits_thresholds_judges_the_context_tasks_and_writes_the_report(tmp_path):
+    run = tmp_path / "run"
+    save_artifact(make_micro(), run / "artifact", window=2)
+    preset = preset_from_dict("tiny", {"perception": {"tasks": ["find_cow_day"], "per_label": 1, "fit_worlds": 2}})
+    record = stage_perception(run, preset, 1)
+    assert (run / "artifact" / "perception.json").is_file() and (run / "report" / "perception.md").is_file()
+    assert 0.0 <= record["context_factored_f1"] <= 1.0 and record["context_whole_f1"] is not None
+    text = (run / "report" / "perception.md").read_text()
+    assert "| context | programmatic | 1 |" in text and "find_cow_day" in text
+    (run / "stages").mkdir()
+    (run / "stages" / "perception.json").write_text(json.dumps(record))
+    assert _perception_line(run).startswith("context tasks (MP5): F1 x 100 judged by conditions")
