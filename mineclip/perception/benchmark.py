@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mineclip.evaluate.judge import roc_auc
+
 from .calibrate import (
     collect_frames,
     fit_thresholds,
@@ -66,7 +68,7 @@ def reliability(percipient: Percipient, frames) -> dict[str, dict]:
         out[c.key] = {"precision": precision, "recall": recall, "f1": f1, "unsure": float(1 - decided.mean()),
                       "decided_f1": (2 * precision * decided_recall / (precision + decided_recall)
                                      if precision + decided_recall else 0.0),
-                      "frames": len(frames), "positives": int(truth.sum())}
+                      "auc": roc_auc(probs[:, j], truth), "frames": len(frames), "positives": int(truth.sum())}
     return out
 
 

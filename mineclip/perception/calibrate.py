@@ -27,6 +27,7 @@ FILE_NAME = "perception.json"
 TARGET = 0.9  # precision of yes and of no answers on the training frames
 MIN_FRAMES = 8  # of each label, per key, to fit a band
 TIMES = ("day", "noon", "dusk", "night", "dawn")
+NARRATED_FROM = {"stone": 3, "tree": 3, "sand": 3, "water": 3}  # tiles in view before the narrator names them
 
 
 def context_tasks() -> list:
@@ -37,13 +38,18 @@ def context_tasks() -> list:
 
 
 def probes() -> list[Condition]:
-    """One plain condition per key the context tasks ask about (cow in view, water in view, night...)."""
+    """One plain condition per key the context tasks ask about, seen as the narrator of the training
+    clips would name it: stone, trees, sand and water from 3 tiles in view, anything else from one."""
     keys: dict[str, Condition] = {}
     for task in context_tasks():
         for c in conditions_of(task):
-            if c.perceivable:
-                keys.setdefault(c.key, Condition(c.aspect, c.subject, ((c.aspect, c.subject),) if c.aspect in
-                                                 ("time", "brightness") else ()))
+            if not c.perceivable or c.key in keys:
+                continue
+            if c.aspect in ("time", "brightness"):
+                checks = ((c.aspect, c.subject),)
+            else:
+                checks = (("in_view", NARRATED_FROM.get(c.subject, 1)),)
+            keys[c.key] = Condition(c.aspect, c.subject, checks)
     return list(keys.values())
 
 
@@ -56,7 +62,9 @@ class LabelledFrame:
 
 def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int = 24, seed: int = 0) -> list[LabelledFrame]:
     """Frames of the context tasks on `worlds` worlds of a purpose, one task per world in turn, at a
-    random time of day, walking the task's plan with random turns; every few steps one frame."""
+    random time of day: on even worlds the task's scene is placed and its plan walked with random
+    turns, on odd ones the world is left as generated and explored (so that every condition is seen
+    absent as well as present); every few steps one frame."""
     from mineclip.play.agents import ScriptedAgent
     from mineclip.tasks.env import CrafterTaskEnv
     from mineclip.tasks.seeds import world_seeds
@@ -66,10 +74,12 @@ def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int =
     out: list[LabelledFrame] = []
     every = max(1, steps // per_episode)
     for i, world in enumerate(world_seeds(purpose, worlds)):
-        task = tasks[i % len(tasks)]
+        task = tasks[(i // 2) % len(tasks)]
+        scene = i % 2 == 0
         env = CrafterTaskEnv(task, declare_done=False, terminate_on_success=False)
-        frame, _ = env.reset(seed=world, options={"init": {"time": rng.choice(TIMES)}})
-        agent = ScriptedAgent(task.solution, noise=0.3, seed=world)
+        init = {"time": rng.choice(TIMES)} | ({} if scene else {"place": []})
+        frame, _ = env.reset(seed=world, options={"init": init})
+        agent = ScriptedAgent(task.solution if scene else [{"explore": steps}], noise=0.3, seed=world)
         agent.reset(env)
         for t in range(steps):
             if t % every == every - 1:
