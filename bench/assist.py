@@ -117,7 +117,8 @@ def judge_pairs(rows: list[dict], judge, swaps: int = 2, seed: int = 0) -> list[
             label = ground_truth(intent, *r["_snaps"])[0]
             fn = judge.rm.reward_fn(o["text"], negatives_for_command(o["text"], intent_atoms(intent)), mode="direct")
             rewards = fn.trajectory_from_features(r["_feats"]).step_rewards
-            out.append({"frames_of": r["id"], "text": o["text"], "own": own, "score": float(rewards.mean()),
+            out.append({"frames_of": r["id"], "frames": len(r["_feats"]), "text": o["text"], "own": own,
+                        "score": float(rewards.mean()),
                         "topk": trajectory_score(rewards, "topk", judge.rm.window), "label": int(label)})
     return out
 
@@ -130,8 +131,12 @@ def agreement(pairs: list[dict], threshold: float) -> dict:
     m = binary_metrics(labels, classify(scores, threshold))
     own = [p for p in pairs if p["own"]]
     own_m = binary_metrics([p["label"] for p in own], classify([p["score"] for p in own], threshold))
+    own_labels = [p["label"] for p in own]
     return {"threshold": threshold, "agreement": m["accuracy"], "f1": m["f1"], "auc": roc_auc(scores, labels),
-            "n": len(pairs), "positives": sum(labels), "own_agreement": own_m["accuracy"], "own_n": len(own)}
+            "n": len(pairs), "positives": sum(labels), "own_agreement": own_m["accuracy"], "own_n": len(own),
+            # what always answering the commoner label would agree (the bar a verdict has to clear)
+            "majority_agreement": max(sum(labels), len(labels) - sum(labels)) / max(1, len(labels)),
+            "own_majority_agreement": max(sum(own_labels), len(own_labels) - sum(own_labels)) / max(1, len(own))}
 
 
 def main() -> None:
@@ -204,11 +209,24 @@ def main() -> None:
         result["judge"] = {"rule": source, **agreement(pairs, threshold),
                            "kmeans": agreement(pairs, kmeans_threshold([p["score"] for p in pairs])),
                            "topk_auc": roc_auc([p["topk"] for p in pairs], [p["label"] for p in pairs])}
+        w = judge.rm.window
+        for name, part in (("short", [p for p in pairs if p["frames"] < w]), ("long", [p for p in pairs
+                                                                                   if p["frames"] >= w])):
+            result["judge"][f"{name}_episodes"] = {"frames": f"< {w}" if name == "short" else f">= {w}",
+                                                   **agreement(part, threshold)} if part else None
+        result["judge"]["pairs"] = pairs
         j = result["judge"]
-        print(f"judge ({source}, threshold {threshold:.4f}): agreement with ground truth {j['agreement']:.3f} on "
-              f"{j['n']} (frames, text) pairs ({j['positives']} true), {j['own_agreement']:.3f} on the "
-              f"{j['own_n']} executed commands with their own text; AUC {j['auc']:.3f}; K-means rule: agreement "
-              f"{j['kmeans']['agreement']:.3f}; AUC of the best-window score (top-{judge.rm.window}) {j['topk_auc']:.3f}")
+        print(f"judge ({source}, threshold {threshold:.3g}): agreement with ground truth {j['agreement']:.3f} on "
+              f"{j['n']} (frames, text) pairs ({j['positives']} true; always the commoner label: "
+              f"{j['majority_agreement']:.3f}), {j['own_agreement']:.3f} on the {j['own_n']} executed commands with "
+              f"their own text (commoner label: {j['own_majority_agreement']:.3f}); AUC {j['auc']:.3f}; K-means "
+              f"rule: agreement {j['kmeans']['agreement']:.3f}; AUC of the best-window score (top-{w}) "
+              f"{j['topk_auc']:.3f}")
+        for name in ("short", "long"):
+            part = j[f"{name}_episodes"]
+            if part:
+                print(f"  {name} episodes ({part['frames']} frames): AUC {part['auc']:.3f}, agreement "
+                      f"{part['agreement']:.3f} on {part['n']} pairs ({part['positives']} true)")
     result["seconds"] = time.perf_counter() - t0
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

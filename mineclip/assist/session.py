@@ -220,7 +220,7 @@ class AssistSession:
         j = r["judge"]
         if j.get("verdict") is not None:
             text += (" The model agrees" if j["verdict"] else " The model is not convinced") + \
-                f" (score {j['score']:.4f}, threshold {j['threshold']:.4f})."
+                f" (score {j['score']:.3g}, threshold {j['threshold']:.3g})."
         return text
 
     # -- the session -------------------------------------------------------------------------------------
