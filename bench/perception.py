@@ -28,6 +28,10 @@ import sys
 from pathlib import Path
 
 
+def _auc(row: dict) -> str:
+    return "-" if row.get("auc") is None else f"{row['auc']:.2f}"
+
+
 def tables(result: dict) -> str:
     from mineclip.perception.benchmark import LEVELS
 
@@ -36,13 +40,13 @@ def tables(result: dict) -> str:
     keys = list(rel[names[0]])
     lines = [(f"Reliability per condition type (held-out worlds, {result['eval_frames']} frames; P/R/F1 of yes "
               "answers, unsure share)"), "",
-             "| condition | positives | " + " | ".join(f"{n} P | {n} R | {n} F1 | {n} unsure" for n in names) + " |",
-             "|---|---|" + "---|---|---|---|" * len(names)]
+             "| condition | positives | " + " | ".join(f"{n} P | {n} R | {n} F1 | {n} unsure | {n} AUC" for n in names)
+             + " |", "|---|---|" + "---|---|---|---|---|" * len(names)]
     for k in keys:
         cells = " | ".join(f"{rel[n][k]['precision']:.2f} | {rel[n][k]['recall']:.2f} | {rel[n][k]['f1']:.2f} | "
-                           f"{rel[n][k]['unsure']:.2f}" for n in names)
+                           f"{rel[n][k]['unsure']:.2f} | {_auc(rel[n][k])}" for n in names)
         lines.append(f"| {k} | {rel[names[0]][k]['positives']} | {cells} |")
-    means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | " for n in names]
+    means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | | " for n in names]
     lines.append("| mean F1 | |" + "|".join(means) + "|")
     succ = result["success"]
     lines += ["", (f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
