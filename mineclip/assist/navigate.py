@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from mineclip.play.agents import DIRS, MOVE, WALKABLE
+from mineclip.play.agents import DIRS, MOVE, WALKABLE, unwind
 
 
 def walkable(world, pos: tuple[int, int]) -> bool:
@@ -31,11 +31,7 @@ def path_to(world, start: tuple[int, int], goals: set[tuple[int, int]], limit: i
                 continue
             prev[q] = (p, d)
             if q in goals:
-                moves = []
-                while prev[q] is not None:
-                    q, step = prev[q]
-                    moves.append(step)
-                return moves[::-1]
+                return unwind(prev, q)
             queue.append(q)
     return None
 
@@ -66,11 +62,7 @@ def face_path(world, start: tuple[int, int], facing: tuple[int, int], target: tu
                 continue
             prev[state] = ((p, f), d)
             if goal(*state):
-                moves = []
-                while prev[state] is not None:
-                    state, step = prev[state]
-                    moves.append(step)
-                return moves[::-1]
+                return unwind(prev, state)
             queue.append(state)
     return None
 

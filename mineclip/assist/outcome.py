@@ -5,6 +5,7 @@ against how it was carried out."""
 from __future__ import annotations
 
 from mineclip.sim.state import DAY
+from mineclip.tasks.oracles import longest_line
 
 from .executor import Snapshot
 from .intent import FIGHTS, Intent
@@ -14,20 +15,6 @@ from .tasks import direction_vector
 
 def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
-
-
-def _longest_line(tiles: set[tuple[int, int]]) -> int:
-    """The longest run of tiles side by side in one row or column."""
-    best = 0
-    for x, y in tiles:
-        for dx, dy in ((1, 0), (0, 1)):
-            if (x - dx, y - dy) in tiles:
-                continue
-            n = 1
-            while (x + n * dx, y + n * dy) in tiles:
-                n += 1
-            best = max(best, n)
-    return best
 
 
 def _things(snap: Snapshot, kind: str) -> set[tuple[int, int]]:
@@ -76,7 +63,7 @@ def ground_truth(intent: Intent, before: Snapshot, after: Snapshot) -> tuple[boo
             crossed = len(before.tiles("water") & (after.tiles("path") | after.tiles("stone")))
             return crossed >= min(n, 2), f"{crossed} water tiles bridged"
         new = placed(thing, before, after)
-        size = len(new) if intent.shape == "BLOCK" else _longest_line(new)
+        size = len(new) if intent.shape == "BLOCK" else longest_line(new)
         ok = size >= n
         why = f"{len(new)} {display(thing)} placed" + ("" if intent.shape == "BLOCK" else f", longest line {size}")
         if ok and intent.target is not None:

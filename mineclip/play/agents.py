@@ -59,6 +59,16 @@ def parse_step(step) -> tuple[str, object, dict]:
     return name, arg, opts
 
 
+def unwind(prev: dict, node) -> list:
+    """The moves of a breadth-first search from its start to `node`: `prev` maps each node reached to
+    (the node it was reached from, the move), and the start to None."""
+    moves = []
+    while prev[node] is not None:
+        node, move = prev[node]
+        moves.append(move)
+    return moves[::-1]
+
+
 class Agent:
     """Base agent: `reset(env)` at episode start, `act(env) -> action id`, `done` when it stops."""
 
@@ -463,11 +473,7 @@ class ScriptedAgent(Agent):
                     continue
                 prev[q] = (p, (dx, dy))
                 if adjacent(q):
-                    moves = []
-                    while prev[q] is not None:
-                        q, d = prev[q]
-                        moves.append(d)
-                    return moves[::-1]
+                    return unwind(prev, q)
                 queue.append(q)
         return None
 
