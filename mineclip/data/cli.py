@@ -1,4 +1,5 @@
-"""`mineclip data build|inspect`: videos + transcripts -> clip shards, and a look at shards."""
+"""`mineclip data build|merge|inspect`: videos + transcripts -> clip shards (whole, or in parts that a
+scheduler runs on many machines and `merge` combines), and a look at shards."""
 
 from __future__ import annotations
 
@@ -37,7 +38,24 @@ def _build_parser(sub) -> None:
     p.add_argument("--prefix", default="train", help="shard name prefix: <prefix>-000000.tar")
     p.add_argument("--max-shard-mb", type=float, default=256.0, help="size cap per shard")
     p.add_argument("--workers", type=int, default=1, help="processes over videos")
+    p.add_argument("--part", type=_part, metavar="I/N", help="build only part I of N (I counts from 0, e.g. "
+                   "$SLURM_ARRAY_TASK_ID/16): the videos at positions I, I+N, ... of the input sorted by name; "
+                   "combine the parts with `mineclip data merge OUT`")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _part(text: str):
+    from mineclip.data.build import Part
+
+    try:
+        return Part.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _merge_parser(sub) -> None:
+    p = sub.add_parser("merge", help="combine the parts of a build made with --part I/N into one manifest.json")
+    p.add_argument("folder", help="the --out folder every part wrote to")
 
 
 def _inspect_parser(sub) -> None:
@@ -50,22 +68,20 @@ def _inspect_parser(sub) -> None:
 
 
 def cmd_build(args) -> int:
-    from mineclip.data.build import build_shards, find_videos, plan_jobs, read_captions_csv
+    from mineclip.data.build import build_shards, plan_input
 
     try:
         fields = {f.name for f in dataclasses.fields(ExtractSettings)} - {"keywords", "require_keyword"}
         settings = ExtractSettings(keywords=list(load_keywords(args.keywords)) if args.keywords else None,
                                    require_keyword=not args.no_keyword_filter,
                                    **{name: getattr(args, name) for name in fields})
-        videos = find_videos(args.input)
-        captions = read_captions_csv(args.captions_csv) if args.captions_csv else None
+        jobs, inputs = plan_input(args.input, args.transcripts, args.caption, args.captions_csv, args.part)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if not videos:
+    if not inputs["videos"]:
         print(f"error: no videos found in {args.input}", file=sys.stderr)
         return 2
-    jobs = plan_jobs(videos, [Path(p) for p in args.transcripts], args.caption, captions)
     summary = build_shards(
         jobs,
         args.out,
@@ -75,7 +91,11 @@ def cmd_build(args) -> int:
         max_shard_bytes=int(args.max_shard_mb * 1024 * 1024),
         workers=args.workers,
         progress=not args.no_progress,
+        part=args.part,
+        inputs=inputs,
     )
+    if args.part:
+        print(f"part {args.part}: {len(jobs)} of {inputs['videos']} videos")
     print(summary.format())
     for line in summary.errors[:10]:
         print(f"  skipped {line}")
@@ -83,6 +103,25 @@ def cmd_build(args) -> int:
         print(f"  ... and {len(summary.errors) - 10} more")
     if summary.clips:
         print(f"shards: {Path(args.out) / summary.manifest['urls']}")
+    if args.part:  # an empty part is finished too: the merge judges the whole
+        print(f"wrote {Path(args.out) / args.part.manifest_name}; when all {args.part.count} parts are done: "
+              f"mineclip data merge {args.out}")
+        return 0
+    return 0 if summary.clips else 1
+
+
+def cmd_merge(args) -> int:
+    from mineclip.data.merge import MergeError, merge_parts
+
+    try:
+        summary = merge_parts(args.folder)
+    except (MergeError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{summary.manifest['parts']} parts: {summary.format()}")
+    print(f"wrote {Path(args.folder) / 'manifest.json'}")
+    if summary.clips:
+        print(f"shards: {Path(args.folder) / summary.manifest['urls']}")
     return 0 if summary.clips else 1
 
 
@@ -111,16 +150,17 @@ def cmd_inspect(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mineclip data", description="Build WebDataset clip shards from videos "
-                                     "and transcripts, and inspect shards.")
+                                     "and transcripts (whole or in parts, then merged), and inspect shards.")
     sub = parser.add_subparsers(dest="command", required=True)
     _build_parser(sub)
+    _merge_parser(sub)
     _inspect_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return {"build": cmd_build, "inspect": cmd_inspect}[args.command](args)
+    return {"build": cmd_build, "merge": cmd_merge, "inspect": cmd_inspect}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -79,8 +79,8 @@ def shard_pattern(prefix: str, count: int) -> str:
     return f"{prefix}-{{{0:0{SHARD_DIGITS}d}..{last:0{SHARD_DIGITS}d}}}.tar"
 
 
-def _safe_key(text: str) -> str:
-    # WebDataset splits member names at the first dot of the base name: keys must hold no dots.
+def safe_key(text: str) -> str:
+    """Text as a sample key: letters, digits, '_' and '-' only (WebDataset splits member names at a dot)."""
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")[:80] or "clip"
 
 
@@ -101,6 +101,7 @@ class ClipShardWriter:
         settings: dict | None = None,
         max_shard_samples: int | None = None,
         overwrite: bool = True,
+        manifest_name: str | None = MANIFEST,
     ):
         if encoding not in ENCODINGS:
             raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
@@ -111,8 +112,9 @@ class ClipShardWriter:
         stale = sorted(self.out_dir.glob(f"{prefix}-{'[0-9]' * SHARD_DIGITS}.tar"))
         if stale and not overwrite:
             raise FileExistsError(f"{self.out_dir} already holds {len(stale)} '{prefix}' shards; pass overwrite=True")
-        for path in stale:
-            path.unlink()
+        for path in stale + sorted(self.out_dir.glob(f"{prefix}-{'[0-9]' * SHARD_DIGITS}.tar.part")):
+            path.unlink()  # shards of an earlier run, finished or cut short
+        self.manifest_name = manifest_name
         self.prefix = prefix
         self.max_shard_bytes = int(max_shard_bytes)
         self.max_shard_samples = max_shard_samples
@@ -155,8 +157,8 @@ class ClipShardWriter:
         meta = dict(meta or {})
         if key is None:
             stem = meta.get("id") or (Path(str(meta["source"])).stem if meta.get("source") else "clip")
-            key = f"{_safe_key(str(stem))}-{self.total:08d}"
-        elif _safe_key(key) != key:
+            key = f"{safe_key(str(stem))}-{self.total:08d}"
+        elif safe_key(key) != key:
             raise ValueError(f"sample keys may hold only letters, digits, '_' and '-', got {key!r}")
         meta["key"] = key
         members = {ext: payload, "txt": text.encode("utf-8"), "json": json.dumps(meta, sort_keys=True).encode("utf-8")}
@@ -211,16 +213,24 @@ class ClipShardWriter:
         }
 
     def close(self) -> dict:
-        """Finish the last shard and write manifest.json; returns the manifest."""
+        """Finish the last shard and write the manifest (unless manifest_name is None); returns it."""
         if self._closed:
             return self.manifest()
         self._finish_shard()
         self._closed = True
         manifest = self.manifest()
-        tmp = self.out_dir / (MANIFEST + ".part")
-        tmp.write_text(json.dumps(manifest, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-        os.replace(tmp, self.out_dir / MANIFEST)
+        if self.manifest_name:
+            write_manifest(self.out_dir, manifest, self.manifest_name)
         return manifest
+
+
+def write_manifest(folder: str | os.PathLike, manifest: dict, name: str = MANIFEST) -> Path:
+    """Write a manifest atomically: a reader finds the whole file under its name or no file."""
+    path = Path(folder) / name
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
 
 
 def read_manifest(path: str | os.PathLike) -> dict:

@@ -117,3 +117,19 @@ def frames_like():
 @pytest.fixture
 def transcript_writer():
     return write_transcript
+
+
+@pytest.fixture
+def narrated_tree(tmp_path, make_video):
+    """A folder tree of seven short videos: five narrated (two share the stem 'alpha', in different
+    folders), one with no transcript and one with an off-topic transcript (both skipped by a build)."""
+    folder = tmp_path / "tree"
+    narrated = [("alpha", ".json", 24), ("bravo", ".srt", 28), ("sub/alpha", ".vtt", 24), ("sub/deep/delta", ".json", 20),
+                ("echo", ".vtt", 24)]
+    for i, (name, suffix, seconds) in enumerate(narrated):
+        make_video(folder / f"{name}.mp4", seconds, seed=i)
+        write_transcript(folder / f"{name}{suffix}", narration_segments(seconds))
+    make_video(folder / "silent.mp4", 12, seed=9)
+    make_video(folder / "offtopic.mp4", 12, seed=10)
+    write_transcript(folder / "offtopic.json", [{"start": 0, "end": 12, "text": "hello everyone welcome back"}])
+    return folder
