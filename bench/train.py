@@ -1,9 +1,13 @@
 """Training steps/s of MineCLIPModule under the Lightning Trainer vs a plain PyTorch loop, same model,
-batches and optimiser, in one run; and peak memory (RSS high-water mark, CUDA peak on GPU).
+batches and optimiser, in one run; per precision (float32, bf16-mixed) and peak memory (RSS
+high-water mark, CUDA peak on GPU).
 
-    python bench/train.py                 # tiny config, CPU, fp32
-    python bench/train.py --steps 30 --batch 16 --frames 8
+    python bench/train.py                 # tiny config, CPU, fp32, 3 interleaved rounds
+    python bench/train.py --steps 30 --batch 32 --frames 8 --precision 32-true,bf16-mixed
     python bench/train.py --steps 60 --warmup 5 --batch 32 --frames 8 --compile   # + compiled towers
+
+Each round times the plain loop and then the Lightning Trainer on the same batches; the ratios are
+the medians of the rounds' ratios, so a machine that slows down for a while moves both sides.
 
 Like train.py it keeps freed memory in the process (mineclip.allocator); MINECLIP_SYSTEM_MALLOC=1
 keeps glibc's defaults (`python bench/malloc.py` compares the two).
@@ -13,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import time
+from functools import partial
 
 import pytorch_lightning as pl
 import torch
@@ -54,13 +60,14 @@ class _Timer(pl.Callback):
         self.end = time.perf_counter()
 
 
-def lightning_steps_per_s(args, batches: list[dict], accelerator: str, compile: bool = False) -> float:
+def lightning_steps_per_s(args, batches: list[dict], accelerator: str, precision: str,
+                          compile: bool = False) -> float:
     """Steps/s of MineCLIPModule under pl.Trainer, timed after the warm-up steps (which, with
     `compile`, include the compilation)."""
     torch.manual_seed(0)
     module = MineCLIPModule(args.config, total_steps=len(batches), compile=compile)
     timer = _Timer(args.warmup)
-    trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=args.precision, max_steps=len(batches),
+    trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=precision, max_steps=len(batches),
                          logger=False, enable_checkpointing=False, enable_progress_bar=False,
                          enable_model_summary=False, gradient_clip_val=1.0, callbacks=[timer],
                          num_sanity_val_steps=0, limit_val_batches=0)
@@ -70,30 +77,15 @@ def lightning_steps_per_s(args, batches: list[dict], accelerator: str, compile: 
     return args.steps / (timer.end - timer.start)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--config", default="tiny")
-    ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=8)
-    ap.add_argument("--frames", type=int, default=8)
-    ap.add_argument("--precision", default="32-true")
-    ap.add_argument("--compile", action="store_true",
-                    help="also time the module with compiled towers (--model.compile; warm-up includes compiling)")
-    args = ap.parse_args()
-    kept = keep_freed_memory()  # as train.py does
-    accelerator = "gpu" if torch.cuda.is_available() else "cpu"
-    device = torch.device("cuda" if accelerator == "gpu" else "cpu")
-    n = args.steps + args.warmup
-    batches = make_batches(n, args.batch, args.frames, (160, 256))
-
-    # Plain loop: the same module's model, loss, optimiser groups, schedule, clipping and clamp.
+def plain_steps_per_s(args, batches: list[dict], device: torch.device, precision: str) -> float:
+    """The same module's model, loss, optimiser groups, schedule, clipping and clamp in a plain loop
+    (autocast to bfloat16 for a bf16-mixed precision, as Lightning does)."""
     torch.manual_seed(0)
     module = MineCLIPModule(args.config).to(device)
     model, loss_fn = module.model.train(), ContrastiveLoss()
     opt = build_optimizer(model, module.optim_settings)
-    sched = build_scheduler(opt, n, module.optim_settings)
-    dtype = torch.bfloat16 if args.precision.startswith("bf16") else None
+    sched = build_scheduler(opt, len(batches), module.optim_settings)
+    dtype = torch.bfloat16 if precision.startswith("bf16") else None
     for i, b in enumerate(batches):
         if i == args.warmup:
             t0 = time.perf_counter()
@@ -108,27 +100,64 @@ def main() -> None:
         model.clamp_logit_scale()
     if device.type == "cuda":
         torch.cuda.synchronize()
-    plain = args.steps / (time.perf_counter() - t0)
-    plain_mem = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else rss_mb()
-    del module, model, opt
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats()
+    return args.steps / (time.perf_counter() - t0)
 
-    lightning = lightning_steps_per_s(args, batches, accelerator)
-    lightning_mem = torch.cuda.max_memory_allocated() / 2**20 if device.type == "cuda" else rss_mb()
-    compiled = lightning_steps_per_s(args, batches, accelerator, compile=True) if args.compile else None
 
-    mem = "CUDA peak allocated" if device.type == "cuda" else "process peak RSS (cumulative high-water mark)"
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default="tiny")
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--frames", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of (plain loop, Lightning)")
+    ap.add_argument("--precision", default="32-true",
+                    help="comma-separated Lightning precisions, e.g. 32-true,bf16-mixed (each in every round)")
+    ap.add_argument("--compile", action="store_true",
+                    help="also time the module with compiled towers (--model.compile; warm-up includes compiling)")
+    args = ap.parse_args()
+    kept = keep_freed_memory()  # as train.py does
+    accelerator = "gpu" if torch.cuda.is_available() else "cpu"
+    device = torch.device("cuda" if accelerator == "gpu" else "cpu")
+    batches = make_batches(args.steps + args.warmup, args.batch, args.frames, (160, 256))
+    precisions = args.precision.split(",")
+    rates: dict[tuple[str, str], list[float]] = {}
+    for r in range(args.rounds):
+        for precision in precisions:
+            variants = [("plain", partial(plain_steps_per_s, args, batches, device, precision)),
+                        ("Lightning", partial(lightning_steps_per_s, args, batches, accelerator, precision))]
+            if args.compile:
+                variants.append(("Lightning, compiled towers",
+                                 partial(lightning_steps_per_s, args, batches, accelerator, precision, compile=True)))
+            for name, run in variants:
+                rates.setdefault((name, precision), []).append(run())
+                if device.type == "cuda":
+                    torch.cuda.empty_cache()
+        print(f"round {r + 1}/{args.rounds}: " + ", ".join(f"{n} {p} {v[-1]:.3f}" for (n, p), v in rates.items()),
+              flush=True)
+
+    mem = (f"CUDA peak allocated {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB" if device.type == "cuda"
+           else f"process peak RSS {rss_mb():.0f} MiB")
     cpu = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"config={args.config} batch={args.batch} frames={args.frames} precision={args.precision} device={device} "
-          f"threads={torch.get_num_threads()} malloc={'keep freed memory' if kept else 'system'}")
-    print(f"process CPU time: user {cpu.ru_utime:.1f} s, system {cpu.ru_stime:.1f} s")
-    print(f"plain PyTorch loop : {plain:.3f} steps/s ({plain * args.batch:.1f} samples/s), {mem} {plain_mem:.0f} MiB")
-    print(f"Lightning Trainer  : {lightning:.3f} steps/s ({lightning * args.batch:.1f} samples/s), {mem} {lightning_mem:.0f} MiB")
-    print(f"ratio Lightning / plain: {lightning / plain:.3f}")
-    if compiled is not None:
-        print(f"Lightning, compiled towers (--model.compile): {compiled:.3f} steps/s "
-              f"({compiled * args.batch:.1f} samples/s); ratio compiled / not compiled: {compiled / lightning:.3f}")
+    print(f"config={args.config} batch={args.batch} frames={args.frames} device={device} "
+          f"threads={torch.get_num_threads()} malloc={'keep freed memory' if kept else 'system'} rounds={args.rounds}")
+    print(f"process CPU time: user {cpu.ru_utime:.1f} s, system {cpu.ru_stime:.1f} s; {mem}")
+
+    def ratio(a, b):  # median over rounds of the per-round ratio
+        return statistics.median(x / y for x, y in zip(rates[a], rates[b]))
+
+    for (name, precision), v in rates.items():
+        print(f"{name:<28} {precision:<11}: {statistics.median(v):.3f} steps/s "
+              f"({statistics.median(v) * args.batch:.1f} samples/s), rounds {' '.join(f'{x:.3f}' for x in v)}")
+    for precision in precisions:
+        print(f"ratio Lightning / plain, {precision}: {ratio(('Lightning', precision), ('plain', precision)):.3f}")
+        if args.compile:
+            print(f"ratio compiled / not compiled, {precision}: "
+                  f"{ratio(('Lightning, compiled towers', precision), ('Lightning', precision)):.3f}")
+    for precision in precisions[1:]:
+        for name in ("plain", "Lightning"):
+            print(f"ratio {precision} / {precisions[0]}, {name}: "
+                  f"{ratio((name, precision), (name, precisions[0])):.3f}")
 
 
 if __name__ == "__main__":
