@@ -1,5 +1,6 @@
 """Video backends and the clip loader: clips/s of a plain decode loop through each video backend that
-loads here (PyAV, TorchCodec, decord), of the training loader, and of the tiny model's step.
+loads here (PyAV, TorchCodec, decord), of the training loader (also per worker, against a plain loop
+of the decoder it uses), and of the tiny model's step.
 
     python bench/data.py                      # synthetic shards (64 clips, 16 frames, 160x256 mp4)
     python bench/data.py --shards DIR --clips 256 --workers 2 --batch-size 16
@@ -111,8 +112,11 @@ def main() -> None:
         why = backend_loads(b)
         line = f"{rates[b]:8.1f} clips/s = {rates[b] / plain:4.2f}x PyAV" if b in rates else f"not here ({why})"
         print(f"{b + ' decode loop (1 process)':<36} {line}")
+    chosen = choose_backend()
+    per_worker = loader_rate / args.workers / rates[chosen]
     print(f"{'training loader':<36} {loader_rate:8.1f} clips/s = {loader_rate / plain:4.2f}x the PyAV loop "
-          f"({args.workers} workers, decode with {choose_backend()} + crop + tokenise + batch)")
+          f"({args.workers} workers, decode with {chosen} + crop + tokenise + batch); per worker "
+          f"{loader_rate / args.workers:.1f} clips/s = {per_worker:4.2f}x the {chosen} loop")
     if step_rate is not None:
         print(f"{'tiny model train step':<36} {step_rate:8.1f} clips/s (fwd+bwd, B={args.batch_size}, "
               f"T={args.num_frames}); loader / step = {loader_rate / step_rate:4.2f}x (>1: the loader keeps up)")

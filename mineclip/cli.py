@@ -8,7 +8,7 @@ import sys
 COMMANDS = {
     "demo": ("mineclip.demo", "build the full and tiny models and score prompts against a clip"),
     "pipeline": ("mineclip.pipeline.cli", "record play, train, export and evaluate on the built-in default"),
-    "data": ("mineclip.data.cli", "build WebDataset shards from videos + transcripts; inspect shards"),
+    "data": ("mineclip.data.cli", "build WebDataset shards from videos + transcripts (whole, or in parts that `data merge` combines); inspect shards"),
     "tasks": ("mineclip.tasks.cli", "the crafter task catalogues, MCU difficulty scores, the task space and benchmarks, text planning"),
     "play": ("mineclip.play.cli", "scripted play: record trajectories, the labelled evaluation set, narrated clips"),
     "train": ("mineclip.train.cli", "contrastive training (Lightning CLI, same as train.py)"),

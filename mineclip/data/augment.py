@@ -33,11 +33,18 @@ def random_resized_crop_box(
     return (height - h) // 2, (width - w) // 2, h, w
 
 
+def training_crop_box(height: int, width: int, size: tuple[int, int], scale: tuple[float, float],
+                      ratio: tuple[float, float] | None, rng: random.Random) -> tuple[int, int, int, int]:
+    """The crop box of a training clip of height x width frames resized to size (height, width);
+    `ratio` defaults to the target's aspect x (3/4, 4/3)."""
+    out_h, out_w = size
+    ratio = ratio or (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
+    return random_resized_crop_box(height, width, scale, ratio, rng)
+
+
 def random_resized_crop(frames: np.ndarray, size: tuple[int, int], scale: tuple[float, float],
                         ratio: tuple[float, float] | None, rng: random.Random) -> np.ndarray:
     """uint8 frames [T, H, W, 3] cropped to one random box (temporally consistent, as in the paper)
-    and resized to size (height, width). `ratio` defaults to the target's aspect x (3/4, 4/3)."""
-    out_h, out_w = size
-    ratio = ratio or (out_w / out_h * 3 / 4, out_w / out_h * 4 / 3)
-    box = random_resized_crop_box(frames.shape[1], frames.shape[2], scale, ratio, rng)
-    return crop_resize(frames, box, (out_h, out_w))
+    and resized to size (height, width) (box: `training_crop_box`)."""
+    box = training_crop_box(frames.shape[1], frames.shape[2], size, scale, ratio, rng)
+    return crop_resize(frames, box, size)

@@ -19,12 +19,12 @@ import random
 from collections import Counter
 from typing import Iterator, Sequence
 
-import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .augment import random_resized_crop
+from .augment import training_crop_box
 from .pipeline import ClipDataset, DecodeSettings, collate, meta_groups
+from .video import crop_resize
 
 
 class CachedClips(IterableDataset):
@@ -81,7 +81,8 @@ class CachedClips(IterableDataset):
         with tqdm(desc=f"caching clips of {source}", unit="clip", disable=not progress) as bar:
             for batch in batches:
                 for video, text, meta in zip(batch["video"], batch["text"], batch["meta"]):
-                    clips.append({"video": video.numpy().transpose(0, 2, 3, 1).copy(), "text": text, "meta": meta})
+                    # [T, 3, H, W] as the model takes it: an uncropped draw is then served without a copy
+                    clips.append({"video": video.clone(), "text": text, "meta": meta})
                 for reason, n in batch["skipped"].items():
                     self.load_skipped[reason] = self.load_skipped.get(reason, 0) + n
                 bar.update(len(batch["video"]))
@@ -96,8 +97,12 @@ class CachedClips(IterableDataset):
         i = rng.choices(range(len(self.clips)), self.weights)[0] if len(self.clips) > 1 else 0
         clips, cum = self.clips[i], self._cum[i]
         clip = clips[rng.randrange(len(clips)) if cum is None else bisect.bisect(cum, rng.random() * cum[-1])]
-        frames = random_resized_crop(clip["video"], self.settings.resolution, self.settings.crop_scale, None, rng)
-        video = torch.from_numpy(np.ascontiguousarray(frames)).permute(0, 3, 1, 2).contiguous()
+        video = clip["video"]
+        h, w = video.shape[2:]
+        box = training_crop_box(h, w, self.settings.resolution, self.settings.crop_scale, None, rng)
+        if box != (0, 0, *self.settings.resolution):  # a crop: resized as the streaming reader does
+            frames = crop_resize(video.permute(0, 2, 3, 1).numpy(), box, self.settings.resolution)
+            video = torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous()
         return {"video": video, "text": clip["text"], "meta": clip["meta"]}
 
     def __iter__(self) -> Iterator[dict]:

@@ -96,3 +96,29 @@ def test_balance_by_event_draws_a_rare_event_as_often_as_the_power_says(tmp_path
         CachedClips([str(tmp_path / "train")], balance_by="meta.event", balance_power=-1, **kw)
     with pytest.raises(ValueError, match="cache_train"):
         ClipDataModule(train_urls=str(tmp_path / "train"), balance_by="meta.event")
+
+
+@pytest.mark.parametrize("crop_scale", [(1.0, 1.0), (0.5, 1.0)])
+def test_served_clips_are_the_decoded_clips_cropped_as_the_streaming_reader_crops(tmp_path, tiny_shards, crop_scale):
+    """Uncropped draws are the cached [T, 3, H, W] tensors themselves; crops are resized as
+    `random_resized_crop` resizes them, from the same random draws."""
+    import random
+
+    import numpy as np
+    import torch
+
+    from mineclip.data.augment import random_resized_crop
+
+    tiny_shards(tmp_path / "train", 4, max_shard_samples=2)
+    ds = CachedClips([str(tmp_path / "train")], batch_size=1, num_frames=3, resolution=(32, 48), epoch_length=6,
+                     crop_scale=crop_scale, progress=False)
+    for seed in range(6):
+        served = ds._sample(random.Random(seed))
+        rng = random.Random(seed)
+        i = rng.randrange(len(ds.clips[0]))
+        clip = ds.clips[0][i]
+        expected = random_resized_crop(clip["video"].permute(0, 2, 3, 1).numpy(), (32, 48), crop_scale, None, rng)
+        assert served["text"] == clip["text"] and served["video"].shape == (3, 3, 32, 48)
+        assert torch.equal(served["video"], torch.from_numpy(np.ascontiguousarray(expected)).permute(0, 3, 1, 2))
+        if crop_scale == (1.0, 1.0):
+            assert served["video"] is clip["video"]
