@@ -4,6 +4,7 @@ of the decoder it uses), and of the tiny model's step.
 
     python bench/data.py                      # synthetic shards (64 clips, 16 frames, 160x256 mp4)
     python bench/data.py --shards DIR --clips 256 --workers 2 --batch-size 16
+    python bench/data.py --crop-scale 1 1     # the built-in crafter data's setting: no crop, no resize
 
 Every number is measured in one run on the same clips; the ratios are what to compare.
 """
@@ -53,8 +54,10 @@ def bench_backend(backend: str, payloads: list[bytes], num_frames: int, rounds: 
     return best
 
 
-def bench_loader(shards: str, clips: int, batch_size: int, workers: int, num_frames: int) -> float:
-    ds = ClipDataset(shards, batch_size=batch_size, num_frames=num_frames, epoch_length=clips + batch_size * workers, shuffle_buffer=64)
+def bench_loader(shards: str, clips: int, batch_size: int, workers: int, num_frames: int,
+                 crop_scale: tuple[float, float]) -> float:
+    ds = ClipDataset(shards, batch_size=batch_size, num_frames=num_frames, epoch_length=clips + batch_size * workers,
+                     shuffle_buffer=64, crop_scale=crop_scale)
     loader = make_loader(ds, num_workers=workers)
     it = iter(loader)
     for _ in range(workers):  # warm-up: worker start and first batch of each worker
@@ -98,6 +101,9 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=16, help="batch of the loader and of the training step")
     p.add_argument("--workers", type=int, default=2, help="loader worker processes")
     p.add_argument("--steps", type=int, default=3, help="timed training steps")
+    p.add_argument("--crop-scale", type=float, nargs=2, default=(0.8, 1.0), metavar=("MIN", "MAX"),
+                   help="the loader's random resized crop (default: the paper's 0.8 1.0; the built-in crafter "
+                        "data trains with 1 1, no crop and no resize)")
     args = p.parse_args()
     torch.set_num_threads(max(1, (os.cpu_count() or 2) // 2))
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,7 +111,8 @@ def main() -> None:
         urls = expand_urls(shards)
         payloads = [s["mp4"] for s in shard_samples(iter(urls), SkipCounter())]  # bytes in memory, like the loader
         rates = {b: bench_backend(b, payloads, args.num_frames) for b in BACKENDS if backend_loads(b) is None}
-        loader_rate = bench_loader(shards, args.clips, args.batch_size, args.workers, args.num_frames)
+        loader_rate = bench_loader(shards, args.clips, args.batch_size, args.workers, args.num_frames,
+                                   tuple(args.crop_scale))
     step_rate = bench_train_step(args.batch_size, args.num_frames, args.steps)
     plain = rates["pyav"]
     for b in BACKENDS:
@@ -115,7 +122,7 @@ def main() -> None:
     chosen = choose_backend()
     per_worker = loader_rate / args.workers / rates[chosen]
     print(f"{'training loader':<36} {loader_rate:8.1f} clips/s = {loader_rate / plain:4.2f}x the PyAV loop "
-          f"({args.workers} workers, decode with {chosen} + crop + tokenise + batch); per worker "
+          f"({args.workers} workers, decode with {chosen} + crop {args.crop_scale[0]:g}-{args.crop_scale[1]:g} + tokenise + batch); per worker "
           f"{loader_rate / args.workers:.1f} clips/s = {per_worker:4.2f}x the {chosen} loop")
     if step_rate is not None:
         print(f"{'tiny model train step':<36} {step_rate:8.1f} clips/s (fwd+bwd, B={args.batch_size}, "

@@ -192,7 +192,9 @@ def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) ->
         frames = random_resized_crop(frames, (out_h, out_w), settings.crop_scale, settings.crop_ratio, rng)
     else:
         frames = resize_frames(frames, (out_h, out_w), settings.aspect)
-    video = torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous()
+    # [T, 3, H, W] as a view of the [T, H, W, 3] frames: the model's float conversion transposes
+    # them in the copy it makes anyway (a transposing copy here cost as much as decoding the clip)
+    video = torch.from_numpy(frames).permute(0, 3, 1, 2)
     return {"video": video, "text": text, "meta": meta}
 
 
