@@ -27,6 +27,28 @@ def mean_f1(tasks: dict, rule: str = "mean", threshold: str = "kmeans") -> float
     return float(np.mean(vals)) if vals else None
 
 
+def mean_f1_interval(tasks: dict) -> list[float] | None:
+    """95% bootstrap interval of the mean F1 of the paper's judge over `tasks` (mineclip.evaluate.bootstrap)."""
+    from .bootstrap import mean_f1_interval as bootstrap_mean
+
+    return bootstrap_mean({t: e["rules"]["mean"]["kmeans"] for t, e in tasks.items() if "mean" in e["rules"]})
+
+
+def format_interval(v: list[float] | None) -> str:
+    return "-" if not v else f"[{100 * v[0]:.1f}, {100 * v[1]:.1f}]"
+
+
+def interval_table(tasks: dict) -> str:
+    """Per task: F1 x 100 of the paper's judge and its 95% bootstrap interval, then the mean's."""
+    rows = ["| task | n (+/-) | F1 | 95% interval |", "|---|---|---|---|"]
+    for task, e in tasks.items():
+        j = e["rules"]["mean"]["kmeans"]
+        rows.append(f"| {task} | {e['n']} ({e['positives']}/{e['negatives']}) | {_pct(j['metrics']['f1'])} | "
+                    f"{format_interval(j.get('f1_interval'))} |")
+    rows.append(f"| **mean** | | **{_pct(mean_f1(tasks))}** | {format_interval(mean_f1_interval(tasks))} |")
+    return "\n".join(rows)
+
+
 def _pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.1f}"
 
@@ -185,6 +207,7 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
         "problems": [p.__dict__ for p in problems],
         "summary": {name: {f"mean_f1_{rule}_{th}": mean_f1(tasks, rule, th)
                            for rule in SCORE_RULES for th in ("kmeans", "calibrated")}
+                    | {"mean_f1_mean_kmeans_interval": mean_f1_interval(tasks)}
                     for name, tasks in models.items()},
         "models": models,
         "retrieval": retrieval or {},
@@ -197,9 +220,15 @@ def write_report(out: Path, *, main_model: str, models: dict[str, dict], scores:
     md = [f"# Success-judge evaluation: {main_model}", ""]
     files = settings.get("label_files") or [settings.get("labels")]
     md += [f"Labels: {', '.join(f'`{f}`' for f in files)}; reward `{settings.get('mode')}` over a "
-           f"{settings.get('window')}-frame window, {settings.get('negatives_source')}.", ""]
+           f"{settings.get('window')}-frame window, {settings.get('negatives_source')}"
+           + (f"; frame encoder in {settings['precision']}" if settings.get("precision") else "") + ".", ""]
     md += ["## F1 per task (paper's rule: mean step reward, K-means threshold)", "",
            "F1 x 100, as in table 2 of the MineDojo paper.", "", f1_table(models), ""]
+    if models.get(main_model):
+        md += [f"### 95% bootstrap intervals: {main_model}", "",
+               "Successes and failures of each task resampled with replacement (2,000 replicates, counts kept), "
+               "each replicate judged with its own K-means threshold (mineclip.evaluate.bootstrap).", "",
+               interval_table(models[main_model]), ""]
     if by_band:
         md += band_section(by_band)
     if people:

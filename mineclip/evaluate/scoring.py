@@ -12,6 +12,7 @@ import torch
 
 from mineclip.reward import RewardFunction, RewardModel
 
+from .bootstrap import f1_interval
 from .judge import DEFAULT_TOPK, SCORE_RULES, calibrate_threshold, judge
 from .trajectories import Problem, Trajectory, load_frames
 
@@ -93,6 +94,8 @@ def judge_tasks(scores: list[TrajectoryScore], calibrated: dict | None = None) -
         for rule in SCORE_RULES:
             s = [ts.scores[rule] for ts in items]
             rules = {"kmeans": judge(s, labels, "kmeans", rule=rule).to_dict()}
+            if rule == "mean":  # the paper's judge: how far its F1 could move with another draw of the set
+                rules["kmeans"]["f1_interval"] = f1_interval(s, labels, task)
             known = ((calibrated or {}).get("tasks", {}).get(task, {}) or {}).get(rule)
             if known is not None:
                 rules["calibrated"] = judge(s, labels, "calibrated", float(known), rule=rule).to_dict()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     """The summary of a finished run from its evaluation metrics and stage times."""
-    from mineclip.evaluate.report import mean_f1, task_f1
+    from mineclip.evaluate.report import format_interval, mean_f1, mean_f1_interval, task_f1
     from mineclip.tasks import get_task
 
     models = metrics["models"]
@@ -25,6 +25,10 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     for kind in ("programmatic", "creative"):
         lines.append(f"{'mean ' + kind:<36}" + "".join(
             f"{pct(mean_f1({t: e for t, e in models[n].items() if kinds.get(t) == kind})):>20}" for n in names))
+    main = names[0]
+    lines.append(f"95% bootstrap intervals of the means ({main}): " + ", ".join(
+        f"{kind} {format_interval(mean_f1_interval({t: e for t, e in models[main].items() if kinds.get(t) == kind}))}"
+        for kind in ("programmatic", "creative")))
     for n, r in (metrics.get("retrieval") or {}).items():
         if "v2t_R@1" in r:
             lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "
