@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from mineclip.model import MineCLIP
+from mineclip.model.precision import DTYPES, resolve_precision
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,9 @@ def reward_from_probs(probs, num_prompts: int, mode: str = "direct", prev_probs=
 
 
 # --------------------------------------------------------------------------- frames
-def to_frames_tensor(frames, resolution: tuple[int, int], resize: str = "pad") -> torch.Tensor:
-    """uint8 RGB frames [N, H, W, 3] or [N, 3, H, W] (numpy or torch), any size -> uint8 [N, 3, h, w]."""
+def to_frames_tensor(frames, resolution: tuple[int, int], resize: str = "pad", contiguous: bool = True) -> torch.Tensor:
+    """uint8 RGB frames [N, H, W, 3] or [N, 3, H, W] (numpy or torch), any size -> uint8 [N, 3, h, w].
+    `contiguous=False` may return a channels-last view of the input's memory (no copy)."""
     h, w = resolution
     if isinstance(frames, np.ndarray):
         frames = torch.from_numpy(np.ascontiguousarray(frames))
@@ -90,7 +92,7 @@ def to_frames_tensor(frames, resolution: tuple[int, int], resize: str = "pad") -
 
         hwc = frames.permute(0, 2, 3, 1).cpu().numpy()
         frames = torch.from_numpy(resize_frames(hwc, (h, w), aspect=resize)).permute(0, 3, 1, 2)
-    return frames.contiguous()
+    return frames.contiguous() if contiguous else frames
 
 
 # --------------------------------------------------------------------------- outputs
@@ -119,10 +121,15 @@ class TrajectoryRewards:
 
 # --------------------------------------------------------------------------- model
 class RewardModel:
-    """A MineCLIP model used as a reward: text features cached per prompt, frames encoded in chunks."""
+    """A MineCLIP model used as a reward: text features cached per prompt, frames encoded in chunks.
+
+    `precision` ("auto", "bf16", "fp32"; None: $MINECLIP_PRECISION, else "auto") is the frame
+    encoder's (`mineclip.model.precision`): "auto" runs it in bfloat16 where the hardware computes
+    bf16 natively, float32 elsewhere. Text features, aggregation, logits and rewards are float32."""
 
     def __init__(self, model: MineCLIP, *, window: int = DEFAULT_WINDOW, frame_stride: int = 1, resize: str = "pad",
-                 device: str | torch.device | None = None, batch_size: int = 64, config: dict | None = None):
+                 device: str | torch.device | None = None, batch_size: int = 64, config: dict | None = None,
+                 precision: str | None = None):
         if not 1 <= window <= model.max_frames:
             raise ValueError(f"window must be 1..{model.max_frames} frames, got {window}")
         if int(frame_stride) < 1:
@@ -134,12 +141,15 @@ class RewardModel:
         self.resize = resize
         self.batch_size = batch_size
         self.config = config or {}
+        self.precision = resolve_precision(precision, self.device)  # "bf16" or "fp32"
+        self.dtype = DTYPES[self.precision]
         self._text_cache: dict[str, torch.Tensor] = {}
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
         """Load an exported artifact (its directory or its model.safetensors: safetensors + JSON, nothing
-        unpickled) or a released MineCLIP .pth (read without running code; the paper's 16-frame window)."""
+        unpickled) or a released MineCLIP .pth (read without running code; the paper's 16-frame window).
+        Keyword arguments go to the constructor (`precision=`, `window=`, ...)."""
         from mineclip.model.artifact import load_artifact, read_artifact_config
         from mineclip.model.official import load_official
 
@@ -186,9 +196,11 @@ class RewardModel:
 
     @torch.inference_mode()
     def frame_features(self, frames) -> torch.Tensor:
-        """uint8 frames [N, H, W, 3] / [N, 3, H, W] -> per-frame features [N, D], in chunks."""
-        x = self.prepare(frames)
-        out = [self.model.encode_images(x[i : i + self.batch_size].to(self.device))
+        """uint8 frames [N, H, W, 3] / [N, 3, H, W] -> per-frame features [N, D] (float32), in chunks."""
+        x = to_frames_tensor(frames, self.resolution, self.resize, contiguous=False)  # the encoder reads any layout
+        if 0 < len(x) <= self.batch_size:
+            return self.model.encode_images(x.to(self.device), self.dtype)
+        out = [self.model.encode_images(x[i : i + self.batch_size].to(self.device), self.dtype)
                for i in range(0, len(x), self.batch_size)]
         return torch.cat(out) if out else torch.empty(0, self.model.config.embed_dim, device=self.device)
 
@@ -232,6 +244,7 @@ class RewardFunction:
         self.prompts = [prompt, *negatives]
         self.mode, self.first_steps = mode, first_steps
         self.text_features = reward_model.text_features(self.prompts)
+        self._text_unit = torch.nn.functional.normalize(self.text_features, dim=-1)  # as MineCLIP.score, once
         log.debug("MineCLIP reward %r (%s, window %d, first steps %s): %d prompts, P baseline 1/N = %.4f; "
                  "negatives: %s", prompt, mode, self.window, first_steps, self.num_prompts,
                  1 / self.num_prompts, negatives)
@@ -253,12 +266,15 @@ class RewardFunction:
         return {"prompt": self.prompt, "negatives": list(self.negatives), "mode": self.mode,
                 "num_prompts": self.num_prompts, "chance_prob": 1 / self.num_prompts, "window": self.window,
                 "frame_stride": self.frame_stride,
-                "first_steps": self.first_steps,
+                "first_steps": self.first_steps, "precision": self.rm.precision,
                 "logit_scale": float(self.rm.model.logit_scale.detach().exp())}
 
     # ------------------------------------------------------------------ scoring
     def _score(self, windows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = self.rm.window_logits(windows, self.text_features)
+        # MineCLIP.score(aggregate(windows), text_features) with the text side normalised once
+        m = self.rm.model
+        v = torch.nn.functional.normalize(m.adapt(m.aggregate(windows)), dim=-1)
+        logits = m.logit_scale.exp() * v @ self._text_unit.t()
         return logits, logits.softmax(dim=-1)[:, 0]
 
     def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
@@ -305,15 +321,28 @@ class RewardFunction:
 
 class RewardStream:
     """Streaming rewards for N envs: each step encodes only the N newest frames (one forward),
-    the previous window-1 frame features of every env come from a cache."""
+    the previous window-1 frame features of every env come from a cache.
+
+    The cache is a ring of the last `span` features per env, stored twice over ([N, 2 * span, D],
+    each feature at slot p and p + span), so that the span ending at the newest frame is always one
+    contiguous slice: a step writes two rows per env and copies nothing else."""
 
     def __init__(self, fn: RewardFunction, num_envs: int = 1):
         self.fn, self.num_envs = fn, num_envs
-        d = fn.rm.model.config.embed_dim
-        self.cache = torch.zeros(num_envs, fn.rm.span, d, device=fn.rm.device)  # the window's whole span
-        self.length = torch.zeros(num_envs, dtype=torch.long, device=fn.rm.device)  # frames seen, capped at the span
-        self.prev_prob = torch.zeros(num_envs, device=fn.rm.device)
+        d, dev = fn.rm.model.config.embed_dim, fn.rm.device
+        self.span = fn.rm.span
+        self._ring = torch.zeros(num_envs, 2 * self.span, d, device=dev)
+        self._pos = self.span - 1  # slot of the newest frame (in [0, span))
+        self.length = torch.zeros(num_envs, dtype=torch.long, device=dev)  # frames seen, capped at the span
+        self.prev_prob = torch.zeros(num_envs, device=dev)
         self.started = torch.zeros(num_envs, dtype=torch.bool)
+        self._all_started = False
+        self._partial = fn.first_steps == "partial"
+
+    @property
+    def cache(self) -> torch.Tensor:
+        """Each env's cached span of frame features [N, span, D], oldest first (a view)."""
+        return self._ring[:, self._pos + 1 : self._pos + 1 + self.span]
 
     def _check(self, frames, env_ids) -> list[int]:
         ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
@@ -331,17 +360,19 @@ class RewardStream:
     @torch.inference_mode()
     def step(self, frames) -> StepRewards:
         """Rewards for the newest frame of every env [N, H, W, 3]: one forward for all N."""
-        self._check(frames, None)
+        if len(frames) != self.num_envs:
+            raise ValueError(f"expected frames for {self.num_envs} env(s), got {len(frames)}")
         return self.step_features(self.fn.rm.frame_features(frames))
 
     @torch.inference_mode()
     def reset_features(self, feats: torch.Tensor, env_ids: Sequence[int] | None = None) -> StepRewards:
         """`reset` from frame features [n, D] the caller already computed (e.g. shared with a policy)."""
         ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
-        idx = torch.tensor(ids, device=self.cache.device)
-        self.cache[idx] = feats.to(self.cache.device)[:, None, :].expand(-1, self.cache.shape[1], -1)
+        idx = torch.tensor(ids, device=self._ring.device)
+        self._ring[idx] = feats.to(self._ring.device)[:, None, :].expand(-1, self._ring.shape[1], -1)
         self.length[idx] = 1
         self.started[ids] = True
+        self._all_started = bool(self.started.all())
         logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
         self.prev_prob[idx] = probs
         reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
@@ -356,20 +387,28 @@ class RewardStream:
         """`step` from the newest frames' features [N, D]."""
         if len(feats) != self.num_envs:
             raise ValueError(f"expected features for {self.num_envs} env(s), got {len(feats)}")
-        if not bool(self.started.all()):
+        if not self._all_started:
             missing = (~self.started).nonzero().flatten().tolist()
             raise RuntimeError(f"reset() env(s) {missing} before step()")
-        self.cache = torch.cat([self.cache[:, 1:], feats.to(self.cache.device)[:, None, :]], dim=1)
-        self.length = (self.length + 1).clamp(max=self.cache.shape[1])
-        logits, probs = self.fn.score_windows(self._windows(self.cache), self.fn.rm.real_frames(self.length))
+        p = self._pos = (self._pos + 1) % self.span
+        feats = feats.to(self._ring.device)
+        self._ring[:, p] = feats
+        self._ring[:, p + self.span] = feats
+        self.length.add_(1).clamp_(max=self.span)
+        windows = self._windows(self.cache)
+        if self._partial:
+            logits, probs = self.fn.score_windows(windows, self.fn.rm.real_frames(self.length))
+        else:  # every window is full: no lengths to look at
+            logits, probs = self.fn.score_windows(windows)
         reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
         self.prev_prob = probs.clone()
         return StepRewards(reward, probs, logits)
 
 
 def recompute_window_rewards(fn: RewardFunction, frames) -> TrajectoryRewards:
-    """Reference implementation: every window re-encoded from raw frames (no cache). For tests and
-    the benchmark; `fn.stream` and `fn.trajectory` must agree with it."""
+    """Reference implementation: every window re-encoded from raw frames (no cache), at the reward
+    model's precision, scored by `MineCLIP.score`. For tests; `fn.stream` and `fn.trajectory` must
+    agree with it."""
     x = fn.rm.prepare(frames)
     t, w, s = len(x), fn.window, fn.frame_stride
     logits, probs = [], []
@@ -379,8 +418,9 @@ def recompute_window_rewards(fn: RewardFunction, frames) -> TrajectoryRewards:
             idx = [max(0, j) for j in range(i - (w - 1) * s, i + 1, s)]
             if fn.first_steps == "partial":
                 idx = idx[w - n :]
-            video = x[idx][None].to(fn.rm.device)
-            lg = fn.rm.model.score(fn.rm.model.encode_video(video), fn.text_features)
+            m = fn.rm.model
+            feats = m.encode_images(x[idx].to(fn.rm.device), fn.rm.dtype)
+            lg = m.score(m.aggregate(feats[None]), fn.text_features)
             logits.append(lg[0])
             probs.append(lg.softmax(-1)[0, 0])
     logits_t, probs_t = torch.stack(logits), torch.stack(probs)

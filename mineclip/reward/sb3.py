@@ -59,10 +59,11 @@ class MineCLIPVecEnvReward(VecEnvWrapper):
 
     def __init__(self, venv: VecEnv, reward: RewardFunction | None = None, *, reward_model=None,
                  prompt: str | None = None, negatives: Sequence[str] | None = None, mode: str = "direct",
-                 combine: str = "add", coef: float = 1.0, frame_key: str | None = None):
+                 combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
+                 precision: str | None = None):
         super().__init__(venv)
         self.tracker: RewardTracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef,
-                                                   self.num_envs)
+                                                   self.num_envs, precision)
         self.frame_key = frame_key
 
     @property

@@ -34,15 +34,16 @@ def extract_frame(obs: Any, frame_key: str | None = None) -> np.ndarray | None:
 
 
 def make_tracker(reward: RewardFunction | None, reward_model, prompt, negatives, mode, combine: str, coef: float,
-                 num_envs: int) -> RewardTracker:
+                 num_envs: int, precision: str | None = None) -> RewardTracker:
     """The tracker of a wrapper: from a RewardFunction, or from a RewardModel (or an artifact
-    directory), a prompt and its negatives."""
+    directory, loaded at `precision`: auto / bf16 / fp32, None = $MINECLIP_PRECISION or auto), a prompt
+    and its negatives."""
     if reward is None:
         if reward_model is None or prompt is None or negatives is None:
             raise ValueError("pass reward=RewardFunction, or reward_model= (RewardModel or artifact dir), prompt= "
                              "and negatives=")
         if not isinstance(reward_model, RewardModel):
-            reward_model = RewardModel.load(reward_model)
+            reward_model = RewardModel.load(reward_model, precision=precision)
         reward = reward_model.reward_fn(prompt, negatives, mode)
     return RewardTracker(reward, num_envs, combine, coef)
 
@@ -59,12 +60,13 @@ class MineCLIPReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, reward: RewardFunction | None = None, *, reward_model=None,
                  prompt: str | None = None, negatives: Sequence[str] | None = None, mode: str = "direct",
                  combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
-                 frame_fn: Callable[[Any], np.ndarray] | None = None):
+                 frame_fn: Callable[[Any], np.ndarray] | None = None, precision: str | None = None):
         gym.utils.RecordConstructorArgs.__init__(self, reward=reward, reward_model=reward_model, prompt=prompt,
                                                  negatives=negatives, mode=mode, combine=combine, coef=coef,
-                                                 frame_key=frame_key, frame_fn=frame_fn)
+                                                 frame_key=frame_key, frame_fn=frame_fn, precision=precision)
         gym.Wrapper.__init__(self, env)
-        self.tracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef, num_envs=1)
+        self.tracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef, num_envs=1,
+                                    precision=precision)
         self.fn = self.tracker.fn
         self.frame_key, self.frame_fn = frame_key, frame_fn
         log.info("MineCLIPReward: %s, combine=%s, coef=%g", self.fn.describe(), combine, coef)
@@ -109,9 +111,10 @@ class MineCLIPRewardVec(gym.vector.VectorWrapper):
     def __init__(self, env: gym.vector.VectorEnv, reward: RewardFunction | None = None, *, reward_model=None,
                  prompt: str | None = None, negatives: Sequence[str] | None = None, mode: str = "direct",
                  combine: str = "add", coef: float = 1.0, frame_key: str | None = None,
-                 frame_fn: Callable[[Any], np.ndarray] | None = None):
+                 frame_fn: Callable[[Any], np.ndarray] | None = None, precision: str | None = None):
         super().__init__(env)
-        self.tracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef, self.num_envs)
+        self.tracker = make_tracker(reward, reward_model, prompt, negatives, mode, combine, coef, self.num_envs,
+                                    precision)
         self.fn = self.tracker.fn
         self.frame_key, self.frame_fn = frame_key, frame_fn
         mode_ = env.metadata.get("autoreset_mode", gym.vector.AutoresetMode.NEXT_STEP)

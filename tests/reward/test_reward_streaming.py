@@ -28,7 +28,7 @@ def stream_probs(fn, video):
     ("repeat", "direct", 4, 2, 10), ("partial", "delta", 3, 3, 11)])
 def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode, window, stride, steps):
     # the paper's 16, short ones to keep the test fast, and windows of every 2nd / 3rd frame
-    rm = RewardModel(micro_model, window=window, frame_stride=stride)
+    rm = RewardModel(micro_model, window=window, frame_stride=stride, precision="fp32")
     fn = rm.reward_fn("chop a tree", NEG, mode=mode, first_steps=first_steps)
     video = frames(steps)
     ref = recompute_window_rewards(fn, video)
@@ -42,7 +42,7 @@ def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode,
 
 
 def test_first_steps_repeat_the_reset_frame_to_fill_the_window(micro_model):
-    rm = RewardModel(micro_model, window=16)
+    rm = RewardModel(micro_model, window=16, precision="fp32")  # compared with the float32 module forward
     fn = rm.reward_fn("chop a tree", NEG)
     first = frames(1)
     p_reset = float(fn.stream(1).reset(first).prob[0])
@@ -53,7 +53,7 @@ def test_first_steps_repeat_the_reset_frame_to_fill_the_window(micro_model):
 
 
 def test_frame_stride_shows_the_model_every_nth_frame_ending_at_the_newest(micro_model):
-    rm = RewardModel(micro_model, window=3, frame_stride=2)
+    rm = RewardModel(micro_model, window=3, frame_stride=2, precision="fp32")  # compared with the module forward
     fn = rm.reward_fn("chop a tree", NEG)
     video = frames(9)
     x = torch.from_numpy(video).permute(0, 3, 1, 2)
@@ -106,7 +106,7 @@ def test_each_streaming_step_encodes_only_the_newest_frames(micro_model, monkeyp
     s.reset(frames(2))
     seen = []
     original = micro_model.encode_images
-    monkeypatch.setattr(micro_model, "encode_images", lambda x: seen.append(len(x)) or original(x))
+    monkeypatch.setattr(micro_model, "encode_images", lambda x, *a: seen.append(len(x)) or original(x, *a))
     s.step(frames(2, seed=1))
     assert seen == [2]
 
