@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mineclip.model.precision import PRECISIONS
 from mineclip.reward.reward import MODES
 
 from .judge import DEFAULT_TOPK
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shards", default=None, help="held-out shards for retrieval (brace pattern or folder)")
     p.add_argument("--retrieval-max", type=int, default=1000, help="clips used for retrieval at most")
     p.add_argument("--device", default="cpu", help="torch device of the models")
+    p.add_argument("--precision", choices=PRECISIONS, default=None,
+                   help="the frame encoder's precision (mineclip.model.precision): 'auto' = bf16 where the hardware "
+                        "computes it natively (CPU with AVX-512 BF16 or AMX, CUDA), else fp32; default: "
+                        "$MINECLIP_PRECISION, else auto. Text, aggregation, logits and rewards stay float32")
     p.add_argument("--seed", type=int, default=0, help="seed of the untrained baseline's weights")
     p.add_argument("--strict", action="store_true", help="exit non-zero when any line was skipped")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -53,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = EvalSettings(model=a.model, labels=a.labels, out=a.out, baselines=a.baseline,
                             untrained=not a.no_untrained, mode=a.mode, topk=a.topk, negatives=a.negatives,
                             calibrate=a.calibrate, shards=a.shards, retrieval_max=a.retrieval_max, device=a.device,
-                            seed=a.seed, progress=not a.quiet)
+                            precision=a.precision, seed=a.seed, progress=not a.quiet)
     try:
         result = evaluate(settings)
     except NegativesError as e:  # a bad option, as argparse reports one

@@ -53,6 +53,7 @@ class EvalSettings:
     shards: str | None = None  # held-out shards for retrieval
     retrieval_max: int = 1000
     device: str = "cpu"
+    precision: str | None = None  # the frame encoder's: auto, bf16, fp32 (None: $MINECLIP_PRECISION, else auto)
     seed: int = 0  # of the untrained model's weights
     progress: bool = True
 
@@ -86,16 +87,17 @@ def load_models(s: EvalSettings) -> tuple[str, dict[str, RewardModel]]:
     models: dict[str, RewardModel] = {}
     try:
         main_name = model_name(s.model, taken)
-        main = models[main_name] = RewardModel.load(s.model, device=s.device)
+        main = models[main_name] = RewardModel.load(s.model, device=s.device, precision=s.precision)
         if s.untrained:
             torch.manual_seed(s.seed)
             from mineclip.model import MineCLIP, ModelConfig
 
             untrained = MineCLIP(ModelConfig.from_dict(main.model.config.to_dict())).eval()
             models[f"{UNTRAINED} ({main.model.config.temporal.pooling})"] = RewardModel(
-                untrained, window=main.window, frame_stride=main.frame_stride, resize=main.resize, device=s.device)
+                untrained, window=main.window, frame_stride=main.frame_stride, resize=main.resize, device=s.device,
+                precision=s.precision)
         for b in s.baselines:
-            models[model_name(b, taken)] = RewardModel.load(b, device=s.device)
+            models[model_name(b, taken)] = RewardModel.load(b, device=s.device, precision=s.precision)
     except (ArtifactError, FileNotFoundError, OSError) as e:
         raise EvalError(str(e)) from e
     return main_name, models
@@ -185,6 +187,7 @@ def evaluate(s: EvalSettings) -> EvalResult:
     settings = {"model": str(Path(s.model).resolve()), "labels": str(labels_path.resolve()),
                 "label_files": [str(p.resolve()) for p in label_paths], "mode": s.mode,
                 "window": rm.window, "frame_stride": rm.frame_stride, "first_steps": "repeat", "topk": s.topk,
+                "precision": rm.precision,
                 "negatives": s.negatives, "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     metrics = write_report(out, main_model=main_name, models=judged, scores=scores, problems=problems,
