@@ -12,7 +12,8 @@ the geometric mean to 0, and the soft minimum sits between the minimum and the m
 minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
 of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
 `P_t - P_{t-1}`. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
-suite: `mineclip.perception.conditions`).
+suite: `mineclip.perception.conditions`), and streams through the same cached window
+(`stream(num_envs)`: one frame encoding per env step, per-condition P in `StepRewards.logits`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .reward import MODES, TrajectoryRewards, reward_from_probs
+from .reward import MODES, RewardStream, TrajectoryRewards, reward_from_probs
 
 COMBINE = ("geomean", "softmin")
 TAU = 0.05
@@ -42,6 +43,8 @@ def soft_and(probs, how: str = "geomean", tau: float = TAU):
 
 class FactoredRewardFunction:
     """The reward of several conditions, each `(text, negatives)`, combined by a soft AND."""
+
+    first_steps = "repeat"  # windows before the span is full repeat the first frame, as RewardFunction's default
 
     def __init__(self, reward_model, conditions: Sequence[tuple[str, Sequence[str]]], mode: str = "direct",
                  combine: str = "geomean"):
@@ -72,6 +75,29 @@ class FactoredRewardFunction:
             i += len(g)
         return torch.stack(out, -1)
 
+    @property
+    def window(self) -> int:
+        return self.rm.window
+
+    @property
+    def frame_stride(self) -> int:
+        return self.rm.frame_stride
+
+    def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
+        """Per-condition P [B, C] and their soft AND [B] for windows of frame features [B, W, D]."""
+        per = self.condition_probs(windows)
+        return per, soft_and(per, self.combine)
+
+    def rewards(self, probs, prev_probs=None):
+        """Rewards from the combined P (one step with `prev_probs`, or along a sequence)."""
+        if self.mode == "direct":
+            return (probs - self.chance).clamp(min=0.0)
+        return reward_from_probs(probs, 2, self.mode, prev_probs=prev_probs)
+
+    def stream(self, num_envs: int = 1) -> RewardStream:
+        """A streaming reward by conditions for `num_envs` parallel environments (a `RewardStream`)."""
+        return RewardStream(self, num_envs)
+
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:
         """Rewards of a stored trajectory (frame 0 = reset): `prob` the combined P, `logits` the per-condition P."""
@@ -85,8 +111,5 @@ class FactoredRewardFunction:
         per = torch.cat([self.condition_probs(windows[i:i + self.rm.batch_size])
                          for i in range(0, t, max(1, self.rm.batch_size))])
         prob = soft_and(per, self.combine)
-        if self.mode == "direct":
-            reward = (prob - self.chance).clamp(min=0.0)
-        else:
-            reward = reward_from_probs(prob, 2, self.mode)
+        reward = self.rewards(prob)
         return TrajectoryRewards(reward.float().cpu().numpy(), prob.float().cpu().numpy(), per.float().cpu().numpy())

@@ -290,6 +290,10 @@ class RewardFunction:
             logits[idx], probs[idx] = self._score(windows[idx, windows.shape[1] - n :])
         return logits, probs
 
+    def rewards(self, probs, prev_probs=None):
+        """Rewards from P (one step with `prev_probs`, or along a sequence): `reward_from_probs`."""
+        return reward_from_probs(probs, self.num_prompts, self.mode, prev_probs=prev_probs)
+
     def stream(self, num_envs: int = 1) -> "RewardStream":
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
@@ -314,14 +318,16 @@ class RewardFunction:
             logits.append(lg)
             probs.append(pr)
         logits_t, probs_t = torch.cat(logits), torch.cat(probs)
-        reward = reward_from_probs(probs_t, self.num_prompts, self.mode)
+        reward = self.rewards(probs_t)
         return TrajectoryRewards(reward.float().cpu().numpy(), probs_t.float().cpu().numpy(),
                                  logits_t.float().cpu().numpy())
 
 
 class RewardStream:
     """Streaming rewards for N envs: each step encodes only the N newest frames (one forward),
-    the previous window-1 frame features of every env come from a cache.
+    the previous window-1 frame features of every env come from a cache. `fn` is a RewardFunction
+    or anything scoring windows the same way (`score_windows`, `rewards`; the reward by conditions
+    of `mineclip.reward.factored`); its `logits` are then per-condition probabilities.
 
     The cache is a ring of the last `span` features per env, stored twice over ([N, 2 * span, D],
     each feature at slot p and p + span), so that the span ending at the newest frame is always one
@@ -375,7 +381,7 @@ class RewardStream:
         self._all_started = bool(self.started.all())
         logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
         self.prev_prob[idx] = probs
-        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=probs)
+        reward = self.fn.rewards(probs, prev_probs=probs)
         return StepRewards(reward, probs, logits)
 
     def _windows(self, cache: torch.Tensor) -> torch.Tensor:
@@ -400,7 +406,7 @@ class RewardStream:
             logits, probs = self.fn.score_windows(windows, self.fn.rm.real_frames(self.length))
         else:  # every window is full: no lengths to look at
             logits, probs = self.fn.score_windows(windows)
-        reward = reward_from_probs(probs, self.fn.num_prompts, self.fn.mode, prev_probs=self.prev_prob)
+        reward = self.fn.rewards(probs, prev_probs=self.prev_prob)
         self.prev_prob = probs.clone()
         return StepRewards(reward, probs, logits)
 

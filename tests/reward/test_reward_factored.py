@@ -31,3 +31,20 @@ def test_one_condition_equals_the_prompt_reward_and_more_conditions_combine():
     assert (res.reward >= 0).all() and np.allclose(res.reward, np.maximum(res.prob - 0.5, 0), atol=1e-6)
     with pytest.raises(ValueError, match="at least one negative"):
         rm.factored_fn([("chop a tree", ["chop a tree"])])
+
+
+@pytest.mark.parametrize("mode", ["direct", "delta"])
+def test_the_streamed_reward_by_conditions_equals_the_stored_trajectorys(mode):
+    """One frame encoding per env step through the cached window, the same rewards as in one call."""
+    rm = RewardModel(make_micro(), window=3)
+    fn = rm.factored_fn([("chop a tree", ["hunt a cow", "drink water"]), ("it's night", ["during the day"])],
+                        mode=mode, combine="softmin")
+    rng = np.random.default_rng(1)
+    episodes = rng.integers(0, 255, (2, 6, 32, 64, 3), dtype=np.uint8)  # 2 envs, 6 frames each
+    stream = fn.stream(2)
+    steps = [stream.reset(episodes[:, 0])] + [stream.step(episodes[:, t]) for t in range(1, 6)]
+    for env in range(2):
+        whole = fn.trajectory(episodes[env])
+        np.testing.assert_allclose([float(s.prob[env]) for s in steps], whole.prob, atol=1e-5)
+        np.testing.assert_allclose([float(s.reward[env]) for s in steps], whole.reward, atol=1e-5)
+        np.testing.assert_allclose(np.stack([s.logits[env].numpy() for s in steps]), whole.logits, atol=1e-5)
