@@ -54,7 +54,8 @@ class MineCLIPReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     combine="add": env reward + coef * MineCLIP reward -- the paper's setup, where the env reward
     is the sparse success bonus (use the task env with dense_reward=False to reproduce it);
     combine="replace": coef * MineCLIP reward only. info["mineclip"] and, at an episode's end,
-    info["mineclip_episode"] as documented in mineclip.reward.episodes.
+    info["mineclip_episode"] as documented in mineclip.reward.episodes. `precision` (auto, bf16, fp32)
+    applies when `reward_model` is an artifact directory loaded here (mineclip.model.precision).
     """
 
     def __init__(self, env: gym.Env, reward: RewardFunction | None = None, *, reward_model=None,
