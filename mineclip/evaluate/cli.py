@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mineclip.model.precision import PRECISIONS
+from mineclip.model.precision import PRECISIONS, check_precision
 from mineclip.reward.reward import MODES
 
 from .judge import DEFAULT_TOPK
@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     from .run import EvalError, EvalSettings, NegativesError, evaluate
 
     a = build_parser().parse_args(argv)
+    try:
+        check_precision(a.precision)  # a bad $MINECLIP_PRECISION, reported as a bad option would be
+    except ValueError as e:
+        raise SystemExit(f"mineclip eval: {e}") from None
     keep_freed_memory()
     settings = EvalSettings(model=a.model, labels=a.labels, out=a.out, baselines=a.baseline,
                             untrained=not a.no_untrained, mode=a.mode, topk=a.topk, negatives=a.negatives,
