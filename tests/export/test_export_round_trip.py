@@ -57,7 +57,7 @@ def test_lightning_checkpoint_exports_to_an_artifact_with_bit_identical_scores(l
     card = (out / "README.md").read_text()
     assert "val/R@1_mean" in card and "train-{000000..000003}" in card and "RewardModel.load" in card
 
-    rm = RewardModel.load(out)
+    rm = RewardModel.load(out, precision="fp32")  # compared with float32 to 1e-6
     video = clip(2)
     with torch.no_grad():
         expected = module.model(video, TEXTS)
@@ -74,7 +74,7 @@ def test_reward_window_and_frame_stride_travel_with_the_artifact(lightning_ckpt,
     path, _ = lightning_ckpt
     out = tmp_path / "strided"
     assert export_main([str(path), "--out", str(out), "--no-verify", "--window", "8", "--frame-stride", "2"]) == 0
-    rm = RewardModel.load(out)
+    rm = RewardModel.load(out, precision="fp32")  # compared with float32 to 1e-6
     assert (rm.window, rm.frame_stride, rm.span) == (8, 2, 15)
     assert "every 2 step(s)" in (out / "README.md").read_text()
     assert export_main([str(path), "--out", str(tmp_path / "bad"), "--frame-stride", "0"]) == 2
