@@ -218,10 +218,30 @@ def meta_groups(metas: Sequence, field: str) -> list[str]:
     return [str(m[field]) if isinstance(m, dict) and field in m else f"\0missing{i}" for i, m in enumerate(metas)]
 
 
+def stack_videos(videos: list[torch.Tensor]) -> torch.Tensor:
+    """The clips [T, 3, H, W] as one batch [B, T, 3, H, W], laid out as the first clip is (a view of
+    [T, H, W, 3] frames stays one: the model's float conversion transposes it for free). In a loader
+    worker the batch is built in shared memory, so passing it to the training process copies nothing
+    (as torch's default_collate does)."""
+    from torch.utils.data import get_worker_info
+
+    first = videos[0]
+    frames_last = not first.is_contiguous() and first.permute(0, 2, 3, 1).is_contiguous()
+    shape = (len(videos), *(first.permute(0, 2, 3, 1).shape if frames_last else first.shape))
+    if get_worker_info() is not None:
+        storage = torch.UntypedStorage._new_shared(math.prod(shape) * first.element_size())
+        out = torch.empty(0, dtype=first.dtype).set_(storage).view(shape)
+    else:
+        out = torch.empty(shape, dtype=first.dtype)
+    for row, video in zip(out, videos):
+        row.copy_(video.permute(0, 2, 3, 1) if frames_last else video)
+    return out.permute(0, 1, 4, 2, 3) if frames_last else out
+
+
 def collate(samples: list[dict], skipped: dict[str, int]) -> dict:
     texts = [s["text"] for s in samples]
     return {
-        "video": torch.stack([s["video"] for s in samples]),
+        "video": stack_videos([s["video"] for s in samples]),
         "tokens": tokenize(texts),
         "text": texts,
         "meta": [s["meta"] for s in samples],
