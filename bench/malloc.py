@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 TRAIN = Path(__file__).with_name("train.py")
-PATTERNS = {"plain": r"plain PyTorch loop : ([\d.]+) steps/s", "lightning": r"Lightning Trainer  : ([\d.]+) steps/s",
-            "system_s": r"system ([\d.]+) s", "peak_rss_mib": r"plain PyTorch loop .* ([\d.]+) MiB"}
+PATTERNS = {"plain": r"(?m)^plain\s+\S+\s*: ([\d.]+) steps/s", "lightning": r"(?m)^Lightning\s+\S+\s*: ([\d.]+) steps/s",
+            "system_s": r"system ([\d.]+) s", "peak_rss_mib": r"process peak RSS ([\d.]+) MiB"}
 
 
 def measure(system_malloc: bool, args) -> dict:
@@ -28,7 +28,7 @@ def measure(system_malloc: bool, args) -> dict:
     if system_malloc:
         env["MINECLIP_SYSTEM_MALLOC"] = "1"
     cmd = [sys.executable, str(TRAIN), "--steps", str(args.steps), "--warmup", str(args.warmup),
-           "--batch", str(args.batch), "--frames", str(args.frames)]
+           "--batch", str(args.batch), "--frames", str(args.frames), "--rounds", "1"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     got = {}
     for key, pat in PATTERNS.items():

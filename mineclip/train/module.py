@@ -83,7 +83,7 @@ class MineCLIPModule(pl.LightningModule):
     groups different captions changes the loss.
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
-    once more for validation); on a 2-core CPU the tiny model's step is then about 1.2x faster
+    once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
     (`python bench/train.py --compile`). Off by default: tests and short runs would not recoup it.
     """
 
