@@ -41,7 +41,7 @@ def steps_per_s(batches, steps: int, warmup: int = 2) -> float:
             t0 = time.perf_counter()
         b = next(it)
         v, t = model.embed_pair(model.encode_video(b["video"]), model.encode_text(b["tokens"]))
-        loss = loss_fn(v, t, model.logit_scale.exp().clamp(max=100), b["tokens"])["loss"]
+        loss = loss_fn(v, t, model.logit_scale.clamp(max=model.config.logit_scale_max), b["tokens"])["loss"]
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

@@ -102,7 +102,7 @@ class CachedClips(IterableDataset):
         box = training_crop_box(h, w, self.settings.resolution, self.settings.crop_scale, None, rng)
         if box != (0, 0, *self.settings.resolution):  # a crop: resized as the streaming reader does
             frames = crop_resize(video.permute(0, 2, 3, 1).numpy(), box, self.settings.resolution)
-            video = torch.from_numpy(frames).permute(0, 3, 1, 2).contiguous()
+            video = torch.from_numpy(frames).permute(0, 3, 1, 2)  # a view, as decode_sample returns
         return {"video": video, "text": clip["text"], "meta": clip["meta"]}
 
     def __iter__(self) -> Iterator[dict]:
