@@ -17,6 +17,7 @@ from pathlib import Path
 from mineclip.tasks.negatives import POLICIES
 
 from .envs import VARIANTS
+from .features import OBS
 from .runs import UNTRAINED
 from .train import PPOSettings, RunConfig
 
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-envs", type=int, default=RunConfig.num_envs, help="envs per run (one batch to encode)")
     p.add_argument("--eval-episodes", type=int, default=RunConfig.eval_episodes, help="episodes per policy")
     p.add_argument("--eval-deterministic", action="store_true", help="greedy actions when evaluating")
+    p.add_argument("--obs", default=RunConfig.obs, choices=OBS,
+                   help="policy input: the frozen frame features, the symbols MineDojo's agent had besides them "
+                        "(local view one-hot, inventory, position, facing; mineclip.rl.symbolic), or both. "
+                        "The learned reward is computed from the frames whatever the input")
     p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
     p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"],
                    help="learned reward formula (the paper's Direct, Direct-Naive, Delta)")
@@ -77,7 +82,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     ppo = PPOSettings(n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                       learning_rate=args.lr, ent_coef=args.ent_coef)
     return [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
-                      stack=args.stack, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
+                      stack=args.stack, obs=args.obs, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
                       negatives=args.negatives,
                       eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                       max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)

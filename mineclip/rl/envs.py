@@ -15,6 +15,8 @@ VARIANTS = {
     "sparse": "success bonus only",
     "dense": "the suite's hand-written dense reward",
 }
+
+
 class WorldPool(gym.Wrapper):
     """Each reset draws a world seed from `worlds` and a fresh episode seed (placements, mobs)."""
 
@@ -49,8 +51,9 @@ def has_dense_reward(task_id: str) -> bool:
 
 
 def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
-                  max_steps: int | None = None) -> gym.Env:
-    """One crafter task env whose reward is the variant's env part (success bonus 1, or dense / bonus)."""
+                  max_steps: int | None = None, symbols: bool = False) -> gym.Env:
+    """One crafter task env whose reward is the variant's env part (success bonus 1, or dense / bonus);
+    with `symbols`, every info also holds the local view, inventory and position (mineclip.rl.symbolic)."""
     from mineclip.tasks import get_task, make_env
 
     if variant not in VARIANTS:
@@ -61,12 +64,17 @@ def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
     env = make_env(task_id, dense_reward=variant == "dense", max_steps=max_steps)
     if variant == "dense" and task.reward:
         env = ScaleReward(env, 1.0 / float(task.reward.get("success", 200.0)))
+    if symbols:
+        from .symbolic import SymbolicInfo
+
+        env = SymbolicInfo(env)
     # stable-baselines3's episode statistics (info["episode"]: return, length, is_success)
     return Monitor(WorldPool(env, worlds, seed), info_keywords=("is_success",))
 
 
 def make_vec_env(task_id: str, variant: str, num_envs: int, worlds: Sequence[int], seed: int,
-                 max_steps: int | None = None) -> DummyVecEnv:
+                 max_steps: int | None = None, symbols: bool = False) -> DummyVecEnv:
     """`num_envs` copies in this process (runs are parallelised over processes, not envs)."""
-    fns = [lambda i=i: make_task_env(task_id, variant, worlds, seed * 1000 + i, max_steps) for i in range(num_envs)]
+    fns = [lambda i=i: make_task_env(task_id, variant, worlds, seed * 1000 + i, max_steps, symbols)
+           for i in range(num_envs)]
     return DummyVecEnv(fns)

@@ -1,11 +1,14 @@
-"""The policy's input: the frozen frame encoder's features of the latest frame(s), for a vector env.
+"""The policy's input: the frozen frame encoder's features of the latest frame(s), for a vector env,
+optionally joined by the symbols MineDojo's agent had besides them (mineclip.rl.symbolic).
 
 `FrameFeatures` wraps a stable-baselines3 VecEnv of RGB-frame environments. Each step it encodes
 the N newest frames in one forward of the (frozen) MineCLIP frame encoder and returns, per env,
-the features of the last `stack` frames as a float32 vector [stack * D]. Given a reward function
-it also adds the learned MineCLIP reward, computed from the same features (each frame is encoded
-once for both the policy and the reward) by a `RewardTracker`, with its info schema
-(mineclip.reward.episodes).
+the features of the last `stack` frames as a float32 vector [stack * D], followed (`obs=
+"features+symbolic"`) by the env's `info["symbols"]` (local view one-hot, inventory, position,
+facing), or only those symbols (`obs="symbolic"`). Given a reward function it also adds the
+learned MineCLIP reward, computed from the same features (each frame is encoded once for both the
+policy and the reward) by a `RewardTracker`, with its info schema (mineclip.reward.episodes).
+Frames are encoded only when the policy or the reward needs them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from mineclip.reward import RewardFunction, RewardModel
 from mineclip.reward.episodes import RewardTracker
 from mineclip.reward.sb3 import frames_of, step_frames
 
+# the policy's input: frame features, the symbols, or both (features first)
+OBS = ("features", "symbolic", "features+symbolic")
+
 
 class FrameFeatures(VecEnvWrapper):
     """Observations -> frozen frame-encoder features of the last `stack` frames, float32 [stack * D].
@@ -30,19 +36,33 @@ class FrameFeatures(VecEnvWrapper):
     env reward + coef * MineCLIP reward (combine="add", the paper's setup with the sparse success
     bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip" and, at
     an episode's end, "mineclip_episode".
+
+    `obs` ("features", "symbolic", "features+symbolic"): the symbols come from `info["symbols"]` of
+    the wrapped envs (`SymbolicInfo`, `make_vec_env(..., symbols=True)`); at an auto-reset those
+    of the next episode's first step from the vector env's `reset_infos`.
     """
 
     def __init__(self, venv: VecEnv, reward_model: RewardModel, *, stack: int = 1,
-                 reward: RewardFunction | None = None, combine: str = "add", coef: float = 1.0):
+                 reward: RewardFunction | None = None, combine: str = "add", coef: float = 1.0,
+                 obs: str = "features"):
         if stack < 1:
             raise ValueError(f"expected stack >= 1 frames, got {stack}")
+        if obs not in OBS:
+            raise ValueError(f"expected obs in {OBS}, got {obs!r}")
         if reward is not None and reward.rm is not reward_model:
             raise ValueError("the reward function must use the same RewardModel as the features (one encoding)")
-        self.rm, self.stack = reward_model, stack
+        from .symbolic import SIZE
+
+        self.rm, self.stack, self.obs_kind = reward_model, stack, obs
+        self.use_features, self.use_symbols = obs != "symbolic", obs != "features"
         self.dim = int(reward_model.model.config.embed_dim)
-        space = gym.spaces.Box(-np.inf, np.inf, (stack * self.dim,), np.float32)
+        self.encodes = self.use_features or reward is not None
+        self.symbol_dim = SIZE if self.use_symbols else 0
+        size = (stack * self.dim if self.use_features else 0) + self.symbol_dim
+        space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(venv, observation_space=space)
         self.history = torch.zeros(self.num_envs, stack, self.dim)
+        self.symbols = np.zeros((self.num_envs, self.symbol_dim), np.float32)
         # fed with the features computed for the policy
         self.tracker = RewardTracker(reward, self.num_envs, combine, coef) if reward is not None else None
         self.frames_encoded = 0
@@ -66,26 +86,49 @@ class FrameFeatures(VecEnvWrapper):
         return torch.nn.functional.normalize(feats, dim=-1) * math.sqrt(self.dim)
 
     def _obs(self, ids=None) -> np.ndarray:
-        h = self.history if ids is None else self.history[ids]
-        return self._normalise(h).reshape(len(h), -1).numpy().astype(np.float32)
+        ids = np.arange(self.num_envs) if ids is None else np.asarray(ids)
+        parts = []
+        if self.use_features:
+            h = self.history[ids]
+            parts.append(self._normalise(h).reshape(len(h), -1).numpy().astype(np.float32))
+        if self.use_symbols:
+            parts.append(self.symbols[ids])
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
-    def _start(self, ids: np.ndarray, feats: torch.Tensor) -> None:
+    def _read_symbols(self, infos, ids) -> None:
+        if not self.use_symbols:
+            return
+        for i in ids:
+            if "symbols" not in infos[i]:
+                raise KeyError(f"obs={self.obs_kind!r} needs info['symbols'] from every env: wrap them with "
+                               "mineclip.rl.symbolic.SymbolicInfo (make_vec_env(..., symbols=True))")
+            self.symbols[i] = infos[i]["symbols"]
+
+    def _start(self, ids: np.ndarray, feats: torch.Tensor | None) -> None:
+        if feats is None:
+            return
         self.history[ids] = feats[:, None, :].expand(-1, self.stack, -1)
         if self.tracker is not None:
             self.tracker.reset(feats.to(self.rm.device), ids)
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
-        frames = frames_of(self.venv.reset())
-        self._start(np.arange(self.num_envs), self.encode(frames))
+        obs = self.venv.reset()
+        ids = np.arange(self.num_envs)
+        self._read_symbols(self.venv.reset_infos, ids)
+        self._start(ids, self.encode(frames_of(obs)) if self.encodes else None)
         return self._obs()
 
     def step_wait(self):
         obs, env_reward, dones, infos = self.venv.step_wait()
-        own, first, done_ids = step_frames(obs, dones, infos)
-        feats = self.encode(np.concatenate([own, first]) if len(done_ids) else own)
-        step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
-        self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
+        done_ids = np.flatnonzero(dones)
+        step_feats = reset_feats = None
+        if self.encodes:
+            own, first, done_ids = step_frames(obs, dones, infos)
+            feats = self.encode(np.concatenate([own, first]) if len(done_ids) else own)
+            step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
+            self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
+        self._read_symbols(infos, range(self.num_envs))  # a finished episode's: its last step
         reward = np.asarray(env_reward, dtype=np.float64)
         if self.tracker is not None:
             step = self.tracker.step(step_feats.to(self.rm.device), env_reward, dones)
@@ -97,5 +140,6 @@ class FrameFeatures(VecEnvWrapper):
         for i in done_ids:
             infos[i]["terminal_observation"] = self._obs([i])[0]
         if len(done_ids):
+            self._read_symbols(self.venv.reset_infos, done_ids)  # the next episode's first step
             self._start(done_ids, reset_feats)
         return self._obs(), reward.astype(np.float32), dones, infos

@@ -52,6 +52,9 @@ class RunConfig:
     steps: int = 3_000  # env steps of training (the compute per run; 27 runs ~ 27 min on 2 cores)
     num_envs: int = 8
     stack: int = 1  # frames whose features form the policy input
+    # the policy's input (mineclip.rl.features.OBS): the frame features and, as MineDojo's agent had,
+    # the local view as symbols, the inventory and the position (mineclip.rl.symbolic)
+    obs: str = "features+symbolic"
     reward_mode: str = "direct"  # MineCLIP reward formula (variant "mineclip")
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
     negatives: str = "suite"  # a policy of mineclip.tasks.negatives: suite, distinct, scene, distinct+scene
@@ -111,12 +114,13 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
               num_envs: int | None = None) -> FrameFeatures:
     """The run's vector env: task envs -> frame features (+ the learned reward for "mineclip")."""
     variant = variant or cfg.variant
-    venv = make_vec_env(cfg.task, variant, num_envs or cfg.num_envs, worlds, seed, cfg.max_steps)
+    venv = make_vec_env(cfg.task, variant, num_envs or cfg.num_envs, worlds, seed, cfg.max_steps,
+                        symbols=cfg.obs != "features")
     fn = None
     if variant == "mineclip":
         prompt = get_task(cfg.task).prompt
         fn = rm.reward_fn(prompt, negatives_for(prompt, cfg.negatives), mode=cfg.reward_mode)
-    return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef)
+    return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef, obs=cfg.obs)
 
 
 def evaluate(policy: PPO, cfg: RunConfig, rm: RewardModel, episodes: int, seed: int) -> dict:
