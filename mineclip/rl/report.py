@@ -142,7 +142,7 @@ def markdown(summary: dict, meta: dict | None = None) -> str:
     if compute:
         lines.append("")
         lines.append(f"Compute: {compute['runs']} runs, {compute['env_steps_total']:,} env steps, "
-                     f"{compute["run_seconds_total"] / 60:.1f} min of run time summed over runs (one CPU thread "
+                     f"{compute['run_seconds_total'] / 60:.1f} min of run time summed over runs (one CPU thread "
                      f"each; median {compute['run_seconds_median']:.0f} s per run: " + ", ".join(
                          f"{v} {s:.0f} s" for v, s in compute["per_variant_run_seconds_median"].items()) + ").")
     for key, value in (meta or {}).items():
