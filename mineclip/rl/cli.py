@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-epochs", type=int, default=PPOSettings.n_epochs, help="PPO epochs per rollout")
     p.add_argument("--lr", type=float, default=PPOSettings.learning_rate, help="PPO learning rate")
     p.add_argument("--ent-coef", type=float, default=PPOSettings.ent_coef, help="PPO entropy bonus coefficient")
+    p.add_argument("--view-net", default=PPOSettings.view_net, choices=["conv", "mlp"],
+                   help="with symbolic input: a small convolution over the local view, or the one-hot view "
+                        "flat into the MLP")
     p.add_argument("--workers", type=int, default=2, help="runs trained in parallel (processes, 1 thread each)")
     p.add_argument("--force", action="store_true", help="re-run runs that already have a result")
     p.add_argument("--report-only", action="store_true", help="only rebuild the table from DIR/runs")
@@ -80,7 +83,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     if not is_policy(args.negatives):
         raise ValueError(f"--negatives must be one of {POLICIES} or a file of prompts, got {args.negatives!r}")
     ppo = PPOSettings(n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
-                      learning_rate=args.lr, ent_coef=args.ent_coef)
+                      learning_rate=args.lr, ent_coef=args.ent_coef, view_net=args.view_net)
     return [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
                       stack=args.stack, obs=args.obs, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
                       negatives=args.negatives,

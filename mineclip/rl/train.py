@@ -39,6 +39,9 @@ class PPOSettings:
     ent_coef: float = 0.01
     clip_range: float = 0.2
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    # with symbolic input: "conv", two 3x3 convolutions over the local view (mineclip.rl.policy), or
+    # "mlp", the one-hot view flat into the MLP like the rest
+    view_net: str = "conv"
 
 
 @dataclass
@@ -123,6 +126,20 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
     return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef, obs=cfg.obs)
 
 
+def policy_kwargs(cfg: RunConfig, env: FrameFeatures) -> dict:
+    """SB3 policy_kwargs: the MLP's layers and, for symbolic input with view_net "conv", the
+    convolution over the local view."""
+    kwargs: dict = {"net_arch": list(cfg.ppo.net_arch)}
+    if cfg.ppo.view_net not in ("conv", "mlp"):
+        raise ValueError(f"expected view_net 'conv' or 'mlp', got {cfg.ppo.view_net!r}")
+    if env.use_symbols and cfg.ppo.view_net == "conv":
+        from .policy import SymbolicExtractor
+
+        kwargs["features_extractor_class"] = SymbolicExtractor
+        kwargs["features_extractor_kwargs"] = {"frame_dim": env.stack * env.dim if env.use_features else 0}
+    return kwargs
+
+
 def evaluate(policy: PPO, cfg: RunConfig, rm: RewardModel, episodes: int, seed: int) -> dict:
     """Success rate over `episodes` episodes on held-out worlds, with stable-baselines3's
     `evaluate_policy` (each env runs a fixed share of the episodes, so short successful episodes
@@ -158,7 +175,7 @@ def run(cfg: RunConfig, out: str | Path) -> dict:
     p = cfg.ppo
     policy = PPO("MlpPolicy", env, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
                  learning_rate=p.learning_rate, gamma=p.gamma, gae_lambda=p.gae_lambda, ent_coef=p.ent_coef,
-                 clip_range=p.clip_range, policy_kwargs={"net_arch": list(p.net_arch)}, seed=cfg.seed,
+                 clip_range=p.clip_range, policy_kwargs=policy_kwargs(cfg, env), seed=cfg.seed,
                  device="cpu", verbose=0)
     # PPO's own statistics (losses, KL, entropy) as CSV in the run folder; SB3's default logger
     # would make an empty SB3-<time> folder in the system temp dir for every run
