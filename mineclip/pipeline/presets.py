@@ -1,7 +1,7 @@
 """Pipeline presets: the sizes of one pipeline run, as YAML files (`mineclip/configs/pipeline/`).
 
     clips:    {num_clips, val_clips, task_weights}   narrated training clips and held-out clips
-    evalset:  {tasks, per_label}                     the labelled evaluation set on held-out worlds
+    evalset:  {tasks, per_label, worlds}             the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
     eval:     {negatives}                            the judge's negative prompts (mineclip.tasks.negatives)
     perception: {tasks, per_label, fit_worlds}       MP5's context tasks judged whole and by conditions
@@ -29,7 +29,8 @@ class ClipSizes:
 @dataclass
 class EvalsetSizes:
     tasks: list[str] = field(default_factory=list)
-    per_label: int = 10
+    per_label: int = 10  # successes and failures per task
+    worlds: int = 20  # held-out worlds the attempts take in turn
 
 
 @dataclass

@@ -78,7 +78,8 @@ def evalset_settings(preset: Preset):
     success, so every window that holds it is judged."""
     from mineclip.play.evalset import EvalsetSettings
 
-    return EvalsetSettings(list(preset.evalset.tasks), preset.evalset.per_label, tail=preset.num_frames)
+    return EvalsetSettings(list(preset.evalset.tasks), preset.evalset.per_label, preset.evalset.worlds,
+                           tail=preset.num_frames)
 
 
 def stage_clips(run: Path, preset: Preset, workers: int) -> dict:

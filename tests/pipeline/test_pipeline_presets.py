@@ -1,0 +1,30 @@
+"""Pipeline presets: the evaluation set the built-in default judges, and a preset's sizes reaching the stage."""
+
+from collections import Counter
+
+import pytest
+
+from mineclip.pipeline import load_preset
+from mineclip.pipeline.presets import preset_from_dict
+from mineclip.pipeline.run import evalset_settings
+from mineclip.tasks import get_task
+from mineclip.train.configs import ConfigError
+
+
+def test_the_default_judges_12_programmatic_and_6_creative_tasks_on_50_successes_and_50_failures():
+    preset = load_preset("default")
+    kinds = Counter(get_task(t).kind for t in preset.evalset.tasks)
+    assert kinds["programmatic"] >= 12 and kinds["creative"] >= 6
+    assert len(set(preset.evalset.tasks)) == len(preset.evalset.tasks)
+    settings = evalset_settings(preset)
+    assert (settings.per_label, settings.worlds, settings.tail) == (50, 50, preset.num_frames)
+
+
+def test_a_presets_evaluation_worlds_reach_the_settings_and_unknown_fields_are_errors():
+    preset = preset_from_dict("p", {"evalset": {"tasks": ["harvest_wood"], "per_label": 3, "worlds": 7},
+                                    "train": {"defaults": ["tiny"]}})
+    assert evalset_settings(preset).worlds == 7
+    assert preset.data_sizes()["evalset"]["worlds"] == 7  # a run on other worlds cannot lend its data
+    assert evalset_settings(preset_from_dict("q", {"train": {"defaults": ["tiny"]}})).worlds == 20
+    with pytest.raises(ConfigError, match="world"):
+        preset_from_dict("r", {"evalset": {"world": 3}})
