@@ -1,10 +1,13 @@
 """Training steps/s of MineCLIPModule under the Lightning Trainer vs a plain PyTorch loop, same model,
 batches and optimiser, in one run; per precision (float32, bf16-mixed) and peak memory (RSS
-high-water mark, CUDA peak on GPU).
+high-water mark, CUDA peak on GPU), and on GPUs whose peak Lightning knows, the model FLOPs
+utilisation (MFU: the step's counted FLOPs x steps/s over the card's dense peak for the precision).
 
     python bench/train.py                 # tiny config, CPU, fp32, 3 interleaved rounds
     python bench/train.py --steps 30 --batch 32 --frames 8 --precision 32-true,bf16-mixed
     python bench/train.py --steps 60 --warmup 5 --batch 32 --frames 8 --compile   # + compiled towers
+    python bench/train.py --config mineclip_attn --trainable-blocks -1 --batch 16 --frames 16 \
+        --precision 32-true,bf16-mixed --rounds 2   # the large preset's model, on a GPU: + MFU
 
 Each round times the plain loop and then the Lightning Trainer on the same batches; the ratios are
 the medians of the rounds' ratios, so a machine that slows down for a while moves both sides.
@@ -44,6 +47,28 @@ def make_batches(n: int, batch: int, frames: int, resolution: tuple[int, int]) -
     return out
 
 
+def overrides(args) -> dict:
+    return {} if args.trainable_blocks is None else {"trainable_blocks": args.trainable_blocks}
+
+
+def print_mfu(args, rates: dict, batches: list[dict], device: torch.device) -> None:
+    """Counted FLOPs per step (forward, logits, backward of what trains) x steps/s, and MFU."""
+    from lightning_fabric.utilities.throughput import get_available_flops
+
+    from mineclip.model import get_config
+    from mineclip.train.module import count_step_flops
+
+    flops = count_step_flops(get_config(args.config, **overrides(args)), args.batch, args.frames,
+                             batches[0]["tokens"].shape[1])
+    print(f"FLOPs per training step: {flops / 1e9:.1f} GFLOP")
+    for (name, precision), v in rates.items():
+        dtype = torch.bfloat16 if precision.startswith("bf16") else torch.float32
+        peak = get_available_flops(device, dtype) if device.type == "cuda" else None
+        achieved = flops * statistics.median(v)
+        mfu = f", MFU {100 * achieved / peak:.1f}% of {peak / 1e12:.0f} TFLOP/s" if peak else ""
+        print(f"{name:<28} {precision:<11}: {achieved / 1e12:.2f} TFLOP/s{mfu}")
+
+
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -65,7 +90,7 @@ def lightning_steps_per_s(args, batches: list[dict], accelerator: str, precision
     """Steps/s of MineCLIPModule under pl.Trainer, timed after the warm-up steps (which, with
     `compile`, include the compilation)."""
     torch.manual_seed(0)
-    module = MineCLIPModule(args.config, total_steps=len(batches), compile=compile)
+    module = MineCLIPModule(args.config, overrides(args), total_steps=len(batches), compile=compile)
     timer = _Timer(args.warmup)
     trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=precision, max_steps=len(batches),
                          logger=False, enable_checkpointing=False, enable_progress_bar=False,
@@ -81,7 +106,7 @@ def plain_steps_per_s(args, batches: list[dict], device: torch.device, precision
     """The same module's model, loss, optimiser groups, schedule, clipping and clamp in a plain loop
     (autocast to bfloat16 for a bf16-mixed precision, as Lightning does)."""
     torch.manual_seed(0)
-    module = MineCLIPModule(args.config).to(device)
+    module = MineCLIPModule(args.config, overrides(args)).to(device)
     model, loss_fn = module.model.train(), ContrastiveLoss()
     opt = build_optimizer(model, module.optim_settings)
     sched = build_scheduler(opt, len(batches), module.optim_settings)
@@ -106,6 +131,8 @@ def plain_steps_per_s(args, batches: list[dict], device: torch.device, precision
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default="tiny")
+    ap.add_argument("--trainable-blocks", type=int, default=None,
+                    help="blocks per tower that train (-1: all, as the large preset); default: the config's")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--batch", type=int, default=8)
@@ -154,6 +181,7 @@ def main() -> None:
         if args.compile:
             print(f"ratio compiled / not compiled, {precision}: "
                   f"{ratio(('Lightning, compiled towers', precision), ('Lightning', precision)):.3f}")
+    print_mfu(args, rates, batches, device)
     for precision in precisions[1:]:
         for name in ("plain", "Lightning"):
             print(f"ratio {precision} / {precisions[0]}, {name}: "
