@@ -1,5 +1,6 @@
 import os
 
+import pytest
 import pytorch_lightning as pl
 import torch
 import torch.distributed as dist
@@ -13,11 +14,17 @@ from helpers.models import MICRO
 from helpers.training import data_args
 
 
-def _fit(tmp_path, shards, max_steps, ckpt_path=None):
+# CPU in every run (gloo, float32); CUDA where a GPU is present (NCCL, bf16 mixed precision)
+ACCELERATORS = [("cpu", "32-true"), pytest.param("gpu", "bf16-mixed", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="DeepSpeed on CUDA needs a GPU"))]
+
+
+def _fit(tmp_path, shards, max_steps, ckpt_path=None, accelerator="cpu", precision="32-true"):
     module = MineCLIPModule(MICRO, warmup_steps=1, total_steps=4)
     ckpt = ModelCheckpoint(dirpath=tmp_path / "ckpt", save_last=True, save_top_k=0, every_n_train_steps=2)
     trainer = pl.Trainer(
-        accelerator="cpu", devices=1, strategy=DeepSpeedStrategy(stage=2), precision="32-true", max_steps=max_steps,
+        accelerator=accelerator, devices=1, strategy=DeepSpeedStrategy(stage=2), precision=precision,
+        max_steps=max_steps,
         logger=False, enable_progress_bar=False, enable_model_summary=False, limit_val_batches=0,
         num_sanity_val_steps=0, callbacks=[ckpt], gradient_clip_val=1.0, default_root_dir=tmp_path,
     )
@@ -25,10 +32,11 @@ def _fit(tmp_path, shards, max_steps, ckpt_path=None):
     return module, trainer
 
 
-def test_deepspeed_zero2_on_cpu_saves_a_checkpoint_that_loads_back(shards, tmp_path, monkeypatch):
+@pytest.mark.parametrize("accelerator,precision", ACCELERATORS)
+def test_deepspeed_zero2_saves_a_checkpoint_that_loads_back(shards, tmp_path, monkeypatch, accelerator, precision):
     monkeypatch.setenv("MASTER_PORT", str(29500 + os.getpid() % 1000))
     try:
-        module, trainer = _fit(tmp_path, shards, max_steps=2)
+        module, trainer = _fit(tmp_path, shards, max_steps=2, accelerator=accelerator, precision=precision)
         last = tmp_path / "ckpt" / "last.ckpt"
         assert last.is_dir() and not (tmp_path / "ckpt" / "last.ckpt.tmp").exists()
         states = torch.load(last / "checkpoint" / "mp_rank_00_model_states.pt", weights_only=False)
@@ -38,7 +46,8 @@ def test_deepspeed_zero2_on_cpu_saves_a_checkpoint_that_loads_back(shards, tmp_p
             torch.testing.assert_close(saved[name].float(), p.float(), msg=name)
         assert list((last / "checkpoint").glob("*optim_states.pt"))  # ZeRO-2 optimiser partition
         # Loads back: resuming continues at step 2 with the saved weights and optimiser state.
-        resumed, trainer2 = _fit(tmp_path, shards, max_steps=4, ckpt_path=str(last))
+        resumed, trainer2 = _fit(tmp_path, shards, max_steps=4, ckpt_path=str(last), accelerator=accelerator,
+                                 precision=precision)
         assert trainer2.global_step == 4
     finally:
         if dist.is_initialized():
