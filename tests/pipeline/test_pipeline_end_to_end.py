@@ -69,7 +69,8 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
     assert quality["main"](["--run", str(run), "--run", str(seed1)]) == 0
     out = capsys.readouterr().out
-    assert "mean +- std over 2 runs" in out and " of 2\n" in out and "fitted on half" in out
+    assert "mean +- std [95%] over 2" in out and " of 2\n" in out and "fitted on half" in out
+    assert "worst task" in out and "9 of 10 seeds meet both with no task below 0.60" in out
     # and beside it the same runs judged with the paper's negatives (one more eval each)
     assert "the same runs judged with the paper's negatives" in out
     paper = json.loads((seed1 / "report-suite-negatives" / "metrics.json").read_text())
