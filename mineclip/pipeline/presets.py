@@ -1,6 +1,6 @@
 """Pipeline presets: the sizes of one pipeline run, as YAML files (`mineclip/configs/pipeline/`).
 
-    clips:    {num_clips, val_clips, task_weights}   narrated training clips and held-out clips
+    clips:    {num_clips, val_clips, task_weights, scenery}  narrated training clips and held-out clips
     evalset:  {tasks, per_label, worlds}             the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
     eval:     {negatives}                            the judge's negative prompts (mineclip.tasks.negatives)
@@ -24,6 +24,7 @@ class ClipSizes:
     num_clips: int = 6000
     val_clips: int = 256
     task_weights: dict[str, float] = field(default_factory=dict)  # {} plays every task equally often
+    scenery: float = 0.0  # chance an event-free training clip is captioned by its whole scene
 
 
 @dataclass

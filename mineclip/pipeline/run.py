@@ -68,7 +68,7 @@ def clip_settings(preset: Preset) -> dict:
 
     sizes = preset.clips
     return {"train": ClipSettings(num_clips=sizes.num_clips, seed=0, prefix="train",
-                                  task_weights=sizes.task_weights or None),
+                                  task_weights=sizes.task_weights or None, scenery=sizes.scenery),
             # held-out clips come from other training-split worlds than the training clips
             "val": ClipSettings(num_clips=sizes.val_clips, seed=1, prefix="val", purpose="val_clips")}
 

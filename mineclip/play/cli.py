@@ -35,7 +35,7 @@ def clip_settings(a: argparse.Namespace):
 
     return ClipSettings(
         num_clips=a.num_clips, clip_len=a.clip_len, stride=a.stride, episode_len=a.episode_len, misalign=a.misalign,
-        filler=a.filler, idle_keep=a.idle_keep, worlds=a.worlds, purpose=a.worlds_from, seed=a.seed,
+        filler=a.filler, idle_keep=a.idle_keep, scenery=a.scenery, worlds=a.worlds, purpose=a.worlds_from, seed=a.seed,
         encoding=a.encoding, task_weights=dict(a.task_weight) or None,
         tasks=select_tasks(a.tasks, a.category) if (a.tasks or a.category) else None)
 
@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--filler", type=float, default=0.3, help="amount of filler words and chatter")
     s.add_argument("--idle-keep", type=float, default=0.25,
                    help="chance of keeping a window in which nothing happens (0..1)")
+    s.add_argument("--scenery", type=float, default=0.0,
+                   help="chance a kept window in which nothing happens is captioned by its whole scene "
+                        "(every creature and terrain in view and the time of day; 0..1)")
     s.add_argument("--task-weight", action="append", default=[], type=_task_weight, metavar="TASK_OR_KIND=W",
                    help="play a task (or every task of a kind) W times as often, e.g. creative=2 (repeatable)")
     s.add_argument("--encoding", default="mp4", choices=["mp4", "raw"], help="clip encoding in the shards")

@@ -39,7 +39,8 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
     out = []
     keep = random.Random(job["seed"] + 1)
     for start, text, main in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
-                                             job["misalign"], job["filler"], seed=job["seed"]):
+                                             job["misalign"], job["filler"], seed=job["seed"],
+                                             scenery=job["scenery"]):
         frames = ep.frames[start:start + job["clip_len"]]
         if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
             continue
@@ -92,6 +93,7 @@ class ClipSettings:
     misalign: float = 0.2  # chance a caption describes a neighbouring window
     filler: float = 0.3  # amount of filler words and chatter
     idle_keep: float = 0.25  # chance of keeping a window in which nothing happens
+    scenery: float = 0.0  # chance a kept window without an event is captioned by its whole scene
     tasks: list[str] | None = None  # None: every crafter task of the suite
     task_weights: dict[str, float] | None = None  # see task_schedule
     worlds: int = 64  # distinct worlds of the purpose's range
@@ -101,8 +103,9 @@ class ClipSettings:
     prefix: str = "train"  # shard names <prefix>-000000.tar
 
     def __post_init__(self):
-        if not 0.0 <= self.idle_keep <= 1.0:
-            raise ValueError(f"idle_keep is a probability in [0, 1], got {self.idle_keep}")
+        for name in ("idle_keep", "scenery"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
 
 
 @dataclass
@@ -137,7 +140,8 @@ def plan_episodes(settings: ClipSettings, num_clips: int | None = None) -> list[
         jobs.append(dict(task_id=next(schedule), agent=agent, seed=ws * 1000 + i // len(seeds), world_seed=ws,
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=s.clip_len,
                          stride=s.stride, episode_len=s.episode_len, misalign=s.misalign, filler=s.filler,
-                         spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep))
+                         spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep,
+                         scenery=s.scenery))
     return jobs
 
 

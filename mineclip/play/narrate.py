@@ -137,11 +137,30 @@ def primary_event(evs: list[str]) -> str | None:
     return next((e for e in PRIORITY if e in present), None)
 
 
+def _visible(state: WorldState) -> list[str]:
+    """The kinds of VIEW a narrator would mention in a state (a few tiles of terrain, any creature)."""
+    return [k for k in VIEW if state.count(k) > (2 if k in ("stone", "tree", "sand", "water") else 0)]
+
+
+def describe_scene(state: WorldState, rng: random.Random) -> str:
+    """A caption of the scenery alone: every kind in view (near or far) and the time of day, in a
+    random order. The event-free windows it captions teach the conditions MP5's Percipient asks
+    about (creature, terrain, time), which a caption naming one of them half the time does not."""
+    parts = [rng.choice((VIEW_NEAR if k in VIEW_NEAR and state.distance(k) <= REACH[k] else VIEW)[k])
+             for k in _visible(state)]
+    parts.append(rng.choice(NIGHT if state.time_of_day == "night" else DAY))
+    rng.shuffle(parts)
+    return ", ".join(parts)
+
+
 def narrate(states: list[WorldState], events: list[list[str]], rng: random.Random,
-            filler: float = 0.3) -> tuple[str, str | None]:
-    """One caption for a window of states/events; returns (text, primary event)."""
+            filler: float = 0.3, scenery: float = 0.0) -> tuple[str, str | None]:
+    """One caption for a window of states/events; returns (text, primary event). With probability
+    `scenery` a window in which nothing happens is captioned by its whole scene (`describe_scene`)."""
     evs = clip_events(states, events)
     main = primary_event(evs)
+    if scenery and main is None and rng.random() < scenery:  # no draw at 0: the default's captions stay
+        return describe_scene(states[-1], rng), None
     parts = []
     if rng.random() < filler:
         parts.append(rng.choice(FILLER))
@@ -163,7 +182,7 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
     else:
         parts.append(rng.choice(IDLE))
     last = states[-1]
-    visible = [k for k in VIEW if last.count(k) > (2 if k in ("stone", "tree", "sand", "water") else 0)]
+    visible = _visible(last)
     if visible and rng.random() < 0.5:
         kind = rng.choice(visible)
         near = kind in VIEW_NEAR and last.distance(kind) <= REACH[kind]
@@ -186,7 +205,8 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
 
 
 def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len: int = 16, stride: int = 8,
-                    misalign: float = 0.2, filler: float = 0.3, seed: int = 0) -> list[tuple[int, str, str | None]]:
+                    misalign: float = 0.2, filler: float = 0.3, seed: int = 0,
+                    scenery: float = 0.0) -> list[tuple[int, str, str | None]]:
     """(first frame index, caption, primary event) for each clip window of an episode.
 
     Frame i shows the state after events[i - 1]; a clip of frames [s, s + clip_len) covers the
@@ -202,6 +222,6 @@ def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len:
             s = min(max(start + rng.choice([-1, 1]) * rng.randint(clip_len // 4, clip_len // 2), 0), max(n - clip_len, 0))
         window = states[s:s + clip_len]
         evs = events[s: s + clip_len - 1]
-        text, main = narrate(window, evs, rng, filler)
+        text, main = narrate(window, evs, rng, filler, scenery)
         out.append((start, text, main))
     return out

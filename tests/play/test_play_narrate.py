@@ -123,3 +123,27 @@ def test_every_event_has_words():
     from mineclip.play.narrate import EVENTS, PRIORITY
 
     assert set(PRIORITY) == set(EVENTS)  # an event without templates could never be told
+
+
+def test_scenery_captions_name_everything_in_view_and_the_time_and_leave_events_alone():
+    from mineclip.play.clips import ClipSettings
+    from mineclip.play.narrate import _visible
+    from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
+
+    ep = run_episode("find_cow_near_water_day", "random", seed=10_000_000, world_seed=10_000, prelude=3, tail=30,
+                     max_steps=60)
+    events = ep.record["events"]
+    plain = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0)
+    assert narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, scenery=0.0) == plain
+    scene = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, scenery=1.0)
+    assert [(s, m) for s, _, m in scene] == [(s, m) for s, _, m in plain]  # the same windows and events
+    idle = [(s, t) for s, t, m in scene if m is None]
+    assert idle and any({"cow", "water"} <= set(_visible(ep.states[s + 15])) for s, _ in idle)
+    for start, text in idle:
+        last = ep.states[start + 15]
+        for kind in _visible(last):  # every kind in view is named, near or far
+            assert any(p in text for p in VIEW[kind] + VIEW_NEAR.get(kind, [])), (kind, text)
+        said, other = (NIGHT, DAY) if last.time_of_day == "night" else (DAY, NIGHT)
+        assert any(p in text for p in said) and not any(p in text for p in other), text
+    with pytest.raises(ValueError, match="scenery"):
+        ClipSettings(10, scenery=-0.1)
