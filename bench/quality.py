@@ -134,13 +134,14 @@ def mean_intervals(metrics: dict) -> dict[str, list[float] | None]:
     return {kind: mean_f1_interval({t: e for t, e in trained.items() if get_task(t).kind == kind}) for kind in TARGETS}
 
 
-def seed_interval(values, level: float = 0.95, replicates: int = 10_000) -> list[float]:
-    """Percentile bootstrap interval of the mean over runs (the runs resampled with replacement)."""
+def seed_interval(values, replicates: int = 10_000) -> list[float]:
+    """95% percentile bootstrap interval of the mean over runs (the runs resampled with replacement)."""
     import numpy as np
 
+    from mineclip.evaluate.bootstrap import interval
+
     v = np.asarray(values, dtype=float)
-    means = v[np.random.default_rng(0).integers(0, len(v), (replicates, len(v)))].mean(axis=1)
-    return [float(x) for x in np.quantile(means, [(1 - level) / 2, (1 + level) / 2])]
+    return interval(v[np.random.default_rng(0).integers(0, len(v), (replicates, len(v)))].mean(axis=1))
 
 
 def spread(runs: dict[str, dict], floor: float = FLOOR) -> str:
