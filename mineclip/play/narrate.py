@@ -144,8 +144,9 @@ def _visible(state: WorldState) -> list[str]:
 
 def describe_scene(state: WorldState, rng: random.Random) -> str:
     """A caption of the scenery alone: every kind in view (near or far) and the time of day, in a
-    random order. The event-free windows it captions teach the conditions MP5's Percipient asks
-    about (creature, terrain, time), which a caption naming one of them half the time does not."""
+    random order: the conditions MP5's Percipient asks about (creature, terrain, time), which a
+    caption naming one of them half the time rarely says. Tried once on the default, it did not
+    teach the model to see cows, water or sand (docs/quality.md), so it is off by default."""
     parts = [rng.choice((VIEW_NEAR if k in VIEW_NEAR and state.distance(k) <= REACH[k] else VIEW)[k])
              for k in _visible(state)]
     parts.append(rng.choice(NIGHT if state.time_of_day == "night" else DAY))
