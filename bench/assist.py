@@ -145,7 +145,7 @@ def main() -> None:
                     help="exported artifact for the judge ('' or a missing folder: no judge, said so)")
     ap.add_argument("--worlds", type=int, default=8, help="'play' worlds the test commands cycle through")
     ap.add_argument("--calibrate", action="store_true", help="calibrate the judge's threshold on the dev commands")
-    ap.add_argument("--write-threshold", action="store_true", help="store the calibrated threshold for the model")
+    ap.add_argument("--write-threshold", action="store_true", help="save the calibrated threshold with the artifact (judge.json, section commands)")
     ap.add_argument("--max-steps", type=int, default=600)
     ap.add_argument("--out", default="runs/assist")
     a = ap.parse_args()
@@ -202,7 +202,7 @@ def main() -> None:
             threshold = calibrate_threshold([p["score"] for p in cal], [p["label"] for p in cal])
             source = f"calibrated on {len(cal)} dev pairs"
             if a.write_threshold:
-                save_calibration(judge.rm.config["sha256"], threshold,
+                save_calibration(a.model, threshold,
                                  {"pairs": len(cal), "source": "bench/assist.py --calibrate (hand-written dev commands)"})
         from mineclip.evaluate.judge import roc_auc
 

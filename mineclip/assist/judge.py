@@ -3,8 +3,8 @@ own words as the prompt (the paper's rule: score = mean step reward of `direct` 
 suite's prompts and the narrator's scene captions (`mineclip.tasks.negatives`, policy `scene`)
 minus the prompts of suite tasks that ask for the same thing (which would compete with a correct
 command). The verdict is score > threshold; the threshold is calibrated per model by
-`bench/assist.py --calibrate` (stored in `data/judge_thresholds.json` by the artifact's sha256) or
-given; without either the rule is "above chance" (score > 0: the command's probability rose
+`bench/assist.py --calibrate --write-threshold` (stored with the artifact, in judge.json's `commands`
+section beside `mineclip eval --calibrate`'s per-task thresholds) or given; without either the rule is "above chance" (score > 0: the command's probability rose
 above 1/N in some window).
 
 The same model ranks descriptions of the current view for "what do you see" (`describe_view`).
@@ -12,18 +12,16 @@ The same model ranks descriptions of the current view for "what do you see" (`de
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from .intent import FIGHTS, Intent
 
-CALIBRATION_FILE = "judge_thresholds.json"
+COMMANDS = "commands"  # judge.json section of the commands' threshold
 
 
 @dataclass
@@ -85,33 +83,35 @@ def negatives_for_command(prompt: str, atoms: set[str]) -> list[str]:
     return [n for n in negatives_for(prompt, "scene") if n not in same]
 
 
-def calibrated_threshold(sha256: str | None) -> float | None:
-    """The threshold `bench/assist.py --calibrate` stored for a model (by its weights' sha256), or None."""
-    if not sha256:
+def calibrated_threshold(artifact_dir: str | os.PathLike | None) -> float | None:
+    """The threshold `bench/assist.py --calibrate --write-threshold` saved with an artifact, or None."""
+    from mineclip.model.artifact import read_judge
+
+    if artifact_dir is None or not Path(artifact_dir).is_dir():
         return None
-    table = json.loads(resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE).read_text()) \
-        if resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE).is_file() else {}
-    entry = table.get(sha256)
+    entry = read_judge(artifact_dir).get(COMMANDS)
     return float(entry["threshold"]) if entry else None
 
 
-def save_calibration(sha256: str, threshold: float, info: dict, path: str | os.PathLike | None = None) -> Path:
-    """Store a model's calibrated threshold in the package's table."""
-    p = Path(path) if path else Path(str(resources.files("mineclip.assist").joinpath("data", CALIBRATION_FILE)))
-    table = json.loads(p.read_text()) if p.is_file() else {}
-    table[sha256] = {"threshold": threshold, **info}
-    p.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
-    return p
+def save_calibration(artifact_dir: str | os.PathLike, threshold: float, info: dict) -> Path:
+    """Save the commands' calibrated threshold with the artifact (judge.json, section `commands`),
+    keeping what else the file holds (the per-task thresholds of `mineclip eval --calibrate`)."""
+    from mineclip.model.artifact import CONFIG, read_judge, write_judge
+
+    if not (Path(artifact_dir) / CONFIG).is_file():
+        raise ValueError(f"{artifact_dir} is not an exported artifact directory: a calibrated threshold is saved "
+                         "with the artifact it belongs to")
+    return write_judge(artifact_dir, {**read_judge(artifact_dir), COMMANDS: {"threshold": float(threshold), **info}})
 
 
 class CommandJudge:
     """Scores recorded frames against a command with a MineCLIP reward model."""
 
-    def __init__(self, reward_model, threshold: float | None = None, source: str = "given"):
+    def __init__(self, reward_model, threshold: float | None = None, source: str = "given",
+                 artifact_dir: str | os.PathLike | None = None):
         self.rm = reward_model
-        sha = (reward_model.config or {}).get("sha256")
-        if threshold is None:
-            threshold, source = calibrated_threshold(sha), "calibrated"
+        if threshold is None:  # the one saved with the artifact, if any
+            threshold, source = calibrated_threshold(artifact_dir), "calibrated"
         if threshold is None:
             threshold, source = 0.0, "above chance (uncalibrated)"
         self.threshold, self.rule = float(threshold), source
@@ -121,7 +121,7 @@ class CommandJudge:
         """A judge from an exported artifact (`mineclip export`)."""
         from mineclip.reward import RewardModel
 
-        return cls(RewardModel.load(artifact_dir), threshold, "given" if threshold is not None else "")
+        return cls(RewardModel.load(artifact_dir), threshold, "given" if threshold is not None else "", artifact_dir)
 
     def score(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> tuple[float, int]:
         """(mean step reward of the frames for the prompt, number of negatives)."""

@@ -162,10 +162,10 @@ def evaluate(s: EvalSettings) -> EvalResult:
                "frame_stride": rm.frame_stride,
                "tasks": {task: {rule: e["rules"][rule]["fit_threshold"] for rule in e["rules"]}
                          | {"n": e["n"], "prompt": e["prompt"]} for task, e in judged[main_name].items()}}
-        write_judge(s.model, cal)
+        write_judge(s.model, {**calibrated, **cal})  # other sections (the assistant's `commands`) stay
         notes.append(f"calibrated thresholds for {len(cal['tasks'])} task(s) saved to {Path(s.model) / 'judge.json'}"
                      " (fitted on these labels: judge other labels with them)")
-    if calibrated and not s.calibrate:
+    if calibrated.get("tasks") and not s.calibrate:
         notes.append(f"calibrated thresholds read from {Path(s.model) / 'judge.json'} "
                      f"(fitted on {calibrated.get('labels')})")
 

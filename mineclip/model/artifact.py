@@ -4,7 +4,8 @@
     config.json         architecture (ModelConfig.to_dict()), frames, resolution, normalisation,
                         tokenizer, reward defaults, provenance and validation metrics
     README.md           model card: training data, metrics, how to load it
-    judge.json          (optional) thresholds calibrated on a labelled set, per task
+    judge.json          (optional) calibrated thresholds: per task (`tasks`, `mineclip eval --calibrate`)
+                        and for free-form commands (`commands`, `bench/assist.py --write-threshold`)
 """
 
 from __future__ import annotations

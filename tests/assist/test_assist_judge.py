@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from mineclip.assist.intent import Intent, Target
 from mineclip.assist.judge import (
@@ -39,9 +40,26 @@ def test_a_given_or_calibrated_threshold_decides_the_verdict(micro_artifact, tmp
     frames = np.zeros((5, 160, 256, 3), np.uint8)
     high = CommandJudge(rm, threshold=1.0).judge("chop a tree", frames, {"collect_wood"})
     assert high.verdict is False and high.rule == "given"
-    assert calibrated_threshold(None) is None and calibrated_threshold("no-such-model") is None
-    table = save_calibration(rm.config["sha256"], -1.0, {"n": 2}, tmp_path / "t.json")
-    assert '"threshold": -1.0' in table.read_text()
+    assert calibrated_threshold(None) is None and calibrated_threshold(tmp_path / "no-such-model") is None
+    assert CommandJudge.load(micro_artifact).rule.startswith("above chance")  # nothing saved yet
+
+
+def test_a_calibrated_threshold_is_saved_with_its_artifact_beside_the_per_task_ones(micro_artifact, tmp_path):
+    import shutil
+
+    from mineclip.model.artifact import read_judge, write_judge
+
+    art = tmp_path / "artifact"
+    shutil.copytree(micro_artifact, art)
+    write_judge(art, {"tasks": {"harvest_wood": {"mean": 0.3}}, "mode": "direct"})  # mineclip eval --calibrate's
+    save_calibration(art, -1.0, {"pairs": 2})
+    judge = read_judge(art)
+    assert judge["commands"] == {"threshold": -1.0, "pairs": 2} and judge["tasks"]["harvest_wood"]["mean"] == 0.3
+    loaded = CommandJudge.load(art)
+    assert (loaded.threshold, loaded.rule) == (-1.0, "calibrated")
+    assert CommandJudge.load(art, threshold=0.5).rule == "given"
+    with pytest.raises(ValueError, match="not an exported artifact"):
+        save_calibration(tmp_path / "elsewhere", 0.1, {})
 
 
 def test_what_the_model_sees_ranks_scene_descriptions(micro_artifact):

@@ -67,6 +67,8 @@ def shards(workspace):
 
 def test_eval_py_writes_table_metrics_and_plots_and_reports_every_bad_line(workspace, shards, capsys):
     out = workspace / "report"
+    # the assistant's threshold for free-form commands, saved with the artifact before: calibrating stays beside it
+    (workspace / "model" / "judge.json").write_text(json.dumps({"commands": {"threshold": 0.01}}))
     rc = eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
                     "--out", str(out), "--baseline", str(workspace / "other"), "--shards", str(shards),
                     "--calibrate", "--quiet"])
@@ -90,7 +92,7 @@ def test_eval_py_writes_table_metrics_and_plots_and_reports_every_bad_line(works
     for png in ("scores_model.png", "confusion_model.png", "reward_curves.png", "scores_other.png"):
         assert (out / png).stat().st_size > 1000
     judge = json.loads((workspace / "model" / "judge.json").read_text())
-    assert set(judge["tasks"]) == {"harvest_wood", "drink_water"}
+    assert set(judge["tasks"]) == {"harvest_wood", "drink_water"} and judge["commands"] == {"threshold": 0.01}
 
 
 def test_calibrated_thresholds_saved_with_the_artifact_are_used_by_the_next_run(workspace):
