@@ -87,7 +87,7 @@ def calibrated_threshold(artifact_dir: str | os.PathLike | None) -> float | None
     """The threshold `bench/assist.py --calibrate --write-threshold` saved with an artifact, or None."""
     from mineclip.model.artifact import read_judge
 
-    if artifact_dir is None or not Path(artifact_dir).is_dir():
+    if artifact_dir is None:  # a judge built from a reward model in memory: nothing saved with it
         return None
     entry = read_judge(artifact_dir).get(COMMANDS)
     return float(entry["threshold"]) if entry else None

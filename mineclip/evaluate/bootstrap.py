@@ -23,7 +23,8 @@ REPLICATES = 2000
 LEVEL = 0.95
 
 
-def _seed(name: str) -> int:
+def seed_of(name: str) -> int:
+    """A reproducible RNG seed derived from a name (a task, a table cell)."""
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "little")
 
 
@@ -51,7 +52,7 @@ def f1_replicates(scores, labels, name: str, replicates: int = REPLICATES) -> np
     y = np.asarray(labels).astype(bool).ravel()
     if s.shape != y.shape or s.size == 0:
         raise ValueError(f"expected one label per score, got {s.size} scores and {y.size} labels")
-    rng = np.random.default_rng(_seed(name))
+    rng = np.random.default_rng(seed_of(name))
     pos, neg = s[y], s[~y]
     parts = [p[rng.integers(0, p.size, (replicates, p.size))] for p in (pos, neg) if p.size]
     sample = np.concatenate(parts, axis=1)

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from mineclip.evaluate.bootstrap import LEVEL, _seed, interval
+from mineclip.evaluate.bootstrap import LEVEL, interval, seed_of
 
 REPLICATES = 2000
 
@@ -46,7 +46,7 @@ def stratified_replicates(strata: Sequence[Sequence[float]], name: str, statisti
                           replicates: int = REPLICATES) -> np.ndarray:
     """`statistic` of `replicates` stratified resamples [R]: each stratum's scores are resampled with
     replacement (same count) and the statistic is taken over all of them pooled."""
-    rng = np.random.default_rng(_seed(name))
+    rng = np.random.default_rng(seed_of(name))
     parts = []
     for s in strata:
         s = np.asarray(s, dtype=np.float64).ravel()
@@ -98,10 +98,9 @@ def curve_band(curves: np.ndarray, name: str, level: float = LEVEL,
     with replacement, the same resample at every point); NaN entries (no episode ended in a
     window) are left out of that point. Returns (iqm, low, high), each [points]."""
     c = np.asarray(curves, dtype=np.float64)
-    rng = np.random.default_rng(_seed(name))
+    rng = np.random.default_rng(seed_of(name))
     idx = rng.integers(0, c.shape[0], (replicates, c.shape[0]))
     mid, lo, hi = (np.full(c.shape[1], np.nan) for _ in range(3))
-    tail = (1 - level) / 2 * 100
     for j in range(c.shape[1]):
         col = c[:, j]
         ok = ~np.isnan(col)
@@ -112,5 +111,5 @@ def curve_band(curves: np.ndarray, name: str, level: float = LEVEL,
             reps = iqm(col[idx], axis=1)
         else:
             reps = [iqm(col[r][~np.isnan(col[r])]) for r in idx if (~np.isnan(col[r])).any()]
-        lo[j], hi[j] = np.percentile(reps, [tail, 100 - tail])
+        lo[j], hi[j] = interval(np.asarray(reps), level)
     return mid, lo, hi
