@@ -38,9 +38,9 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
     rec = ep.record
     out = []
     keep = random.Random(job["seed"] + 1)
-    for start, text, main in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
-                                             job["misalign"], job["filler"], seed=job["seed"],
-                                             scenery=job["scenery"]):
+    for start, text, main, says, true in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
+                                                         job["misalign"], job["filler"], seed=job["seed"],
+                                                         scenery=job["scenery"]):
         frames = ep.frames[start:start + job["clip_len"]]
         if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
             continue
@@ -49,8 +49,8 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
         else:
             ext, payload = encode_clip(frames, job["encoding"], 8)
         meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
-                "start": int(start), "event": main, "label": rec["label"], "fps": 8, "num_frames": len(frames),
-                "source": f"crafter:{rec['id']}"}
+                "start": int(start), "event": main, "says": list(says), "holds": list(true),
+                "label": rec["label"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}"}
         out.append((ext, payload, text, meta))
     return out
 

@@ -9,6 +9,7 @@ the picture); `filler` controls the chance of filler words and off-topic chatter
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 
 from mineclip.sim.state import WorldState
 from mineclip.tasks.oracles import longest_line
@@ -142,39 +143,84 @@ def _visible(state: WorldState) -> list[str]:
     return [k for k in VIEW if state.count(k) > (2 if k in ("stone", "tree", "sand", "water") else 0)]
 
 
-def describe_scene(state: WorldState, rng: random.Random) -> str:
-    """A caption of the scenery alone: every kind in view (near or far) and the time of day, in a
-    random order: the conditions MP5's Percipient asks about (creature, terrain, time), which a
-    caption naming one of them half the time rarely says. Tried once on the default, it did not
-    teach the model to see cows, water or sand (docs/quality.md), so it is off by default."""
-    parts = [rng.choice((VIEW_NEAR if k in VIEW_NEAR and state.distance(k) <= REACH[k] else VIEW)[k])
-             for k in _visible(state)]
+# Facts: what a caption states and what is true of a clip, as short strings ("event:collect_wood",
+# "event:none", "view:cow", "near:water", "time:night", "gain:wood", "have:wood_sword"). A caption
+# is true of a clip when every fact it states holds there; training with `positives: truth` uses
+# exactly that as the InfoNCE positives (mineclip.train.loss).
+def _near(state: WorldState, kind: str) -> bool:
+    return kind in VIEW_NEAR and state.distance(kind) <= REACH[kind]
+
+
+def _time(state: WorldState) -> str:
+    return "time:" + ("night" if state.time_of_day == "night" else "day")
+
+
+def _gained(states: list[WorldState]) -> list[str]:
+    first, last = states[0], states[-1]
+    return [k for k in last.inventory
+            if last.inventory[k] - first.inventory[k] > 0 and k not in ("health", "food", "drink", "energy")]
+
+
+def holds(states: list[WorldState], events: list[list[str]]) -> tuple[str, ...]:
+    """Every fact any caption of this window could state truly: its narrated events (or
+    "event:none"), each kind in view (and near, where the narrator has a phrase for it), the time
+    of day, the items gained and held."""
+    evs = clip_events(states, events)
+    last = states[-1]
+    out = {f"event:{e}" for e in evs if e in EVENTS}
+    if primary_event(evs) is None:
+        out.add("event:none")
+    for k in _visible(last):
+        out.add(f"view:{k}")
+        if _near(last, k):
+            out.add(f"near:{k}")
+    out.add(_time(last))
+    out.update(f"gain:{k}" for k in _gained(states))
+    out.update(f"have:{k}" for k, v in last.inventory.items()
+               if v > 0 and k not in ("health", "food", "drink", "energy"))
+    return tuple(sorted(out))
+
+
+def describe_scene(state: WorldState, rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """A caption of the scenery alone, and the facts it states: every kind in view (near or far)
+    and the time of day, in a random order: the conditions MP5's Percipient asks about (creature,
+    terrain, time), which a caption naming one of them half the time rarely says. Tried once on the
+    default, it did not teach the model to see cows, water or sand (docs/quality.md), so it is off
+    by default."""
+    kinds = _visible(state)
+    parts = [rng.choice((VIEW_NEAR if _near(state, k) else VIEW)[k]) for k in kinds]
     parts.append(rng.choice(NIGHT if state.time_of_day == "night" else DAY))
     rng.shuffle(parts)
-    return ", ".join(parts)
+    says = {f"near:{k}" if _near(state, k) else f"view:{k}" for k in kinds} | {_time(state)}
+    return ", ".join(parts), tuple(sorted(says))
 
 
 def narrate(states: list[WorldState], events: list[list[str]], rng: random.Random,
-            filler: float = 0.3, scenery: float = 0.0) -> tuple[str, str | None]:
-    """One caption for a window of states/events; returns (text, primary event). With probability
-    `scenery` a window in which nothing happens is captioned by its whole scene (`describe_scene`)."""
+            filler: float = 0.3, scenery: float = 0.0) -> tuple[str, str | None, tuple[str, ...]]:
+    """One caption for a window of states/events; returns (text, primary event, the facts the text
+    states). With probability `scenery` a window in which nothing happens is captioned by its whole
+    scene (`describe_scene`)."""
     evs = clip_events(states, events)
     main = primary_event(evs)
     if scenery and main is None and rng.random() < scenery:  # no draw at 0: the default's captions stay
-        return describe_scene(states[-1], rng), None
-    parts = []
+        text, says = describe_scene(states[-1], rng)
+        return text, None, says
+    parts, says = [], set()
     if rng.random() < filler:
         parts.append(rng.choice(FILLER))
     if main:
         text = rng.choice(EVENTS[main])
+        says.add(f"event:{main}")
         weapon = _weapon(states[-1])
         if main in FIGHTS and weapon and rng.random() < 0.6:
             text += f" with my {weapon}" if main.startswith("hit_") else f", using my {weapon}"
+            says.add("have:" + next(k for k, v in ITEM_NAMES.items() if v == weapon))
         others = [e for e in evs if e != main and e in EVENTS and e not in PARTS_OF.get(main, ())
                   and not e.startswith(("hurt", "reach"))]
         second = primary_event(others)
         if second and rng.random() < 0.5:  # two things happen: told in the order they happened
             told = [text, rng.choice(EVENTS[second])]
+            says.add(f"event:{second}")
             if evs.index(second) < evs.index(main):
                 told.reverse()
             parts += [told[0], "then " + told[1]]
@@ -182,33 +228,49 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
             parts.append(text)
     else:
         parts.append(rng.choice(IDLE))
+        says.add("event:none")
     last = states[-1]
     visible = _visible(last)
     if visible and rng.random() < 0.5:
         kind = rng.choice(visible)
-        near = kind in VIEW_NEAR and last.distance(kind) <= REACH[kind]
+        near = _near(last, kind)
         parts.append(rng.choice((VIEW_NEAR if near else VIEW)[kind]))
+        says.add(f"{'near' if near else 'view'}:{kind}")
     if last.time_of_day == "night" and rng.random() < 0.5:
         parts.append(rng.choice(NIGHT))
+        says.add("time:night")
     elif last.time_of_day != "night" and rng.random() < 0.1:
         parts.append(rng.choice(DAY))
-    gained = {k: last.inventory[k] - states[0].inventory[k] for k in last.inventory}
-    items = [k for k, v in gained.items() if v > 0 and k not in ("health", "food", "drink", "energy")]
+        says.add("time:day")
+    items = _gained(states)
     if items and rng.random() < 0.4:
         k = rng.choice(items)
         n = last.inventory[k]
         count = NUMBERS[n] if n < len(NUMBERS) and rng.random() < 0.5 else str(n)
         parts.append(f"now i've got {count} {'pieces of wood' if k == 'wood' and n > 1 else ITEM_NAMES.get(k, k)}")
+        says.add(f"gain:{k}")
     if rng.random() < filler / 3:
         parts.append(rng.choice(CHATTER))
     text = ", ".join(parts)
-    return text, main
+    return text, main, tuple(sorted(says))
+
+
+class Caption(NamedTuple):
+    """One narrated clip window: its first frame, the caption, the caption's primary event, the facts
+    the caption states and the facts true of the clip's own frames (`holds`, which include what the
+    caption states: a caption lagging or leading the picture is taken as the clip's truth)."""
+
+    start: int
+    text: str
+    event: str | None
+    says: tuple[str, ...]
+    holds: tuple[str, ...]
 
 
 def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len: int = 16, stride: int = 8,
                     misalign: float = 0.2, filler: float = 0.3, seed: int = 0,
-                    scenery: float = 0.0) -> list[tuple[int, str, str | None]]:
-    """(first frame index, caption, primary event) for each clip window of an episode.
+                    scenery: float = 0.0) -> list[Caption]:
+    """A `Caption` (first frame index, caption, primary event, facts) for each clip window of an episode.
 
     Frame i shows the state after events[i - 1]; a clip of frames [s, s + clip_len) covers the
     events of steps s .. s + clip_len - 2. With probability `misalign` the caption is taken from
@@ -223,6 +285,7 @@ def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len:
             s = min(max(start + rng.choice([-1, 1]) * rng.randint(clip_len // 4, clip_len // 2), 0), max(n - clip_len, 0))
         window = states[s:s + clip_len]
         evs = events[s: s + clip_len - 1]
-        text, main = narrate(window, evs, rng, filler, scenery)
-        out.append((start, text, main))
+        text, main, says = narrate(window, evs, rng, filler, scenery)
+        true = holds(states[start:start + clip_len], events[start:start + clip_len - 1])
+        out.append(Caption(start, text, main, says, tuple(sorted(set(true) | set(says)))))
     return out

@@ -41,6 +41,31 @@ def positive_targets(keys: torch.Tensor, all_keys: torch.Tensor) -> torch.Tensor
     return same / same.sum(dim=1, keepdim=True)
 
 
+def fact_ids(facts: list, width: int) -> torch.Tensor:
+    """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of stable
+    nonzero ids, zero-padded (Python's hash() differs between processes: blake2b does not)."""
+    import hashlib
+
+    out = torch.zeros(len(facts), width, dtype=torch.long)
+    for i, row in enumerate(facts):
+        if len(row) > width:
+            raise ValueError(f"a clip has {len(row)} facts, more than the {width} the loss keeps")
+        for k, fact in enumerate(row):
+            out[i, k] = int.from_bytes(hashlib.blake2b(str(fact).encode(), digest_size=7).digest(), "little") + 1
+    return out
+
+
+def truth_positives(says: torch.Tensor, holds: torch.Tensor) -> torch.Tensor:
+    """bool [m, n]: caption j (`says` [n, F] fact ids, 0 = none) is true of clip i (`holds` [m, F]):
+    every fact it states holds there."""
+    vocab, inverse = torch.unique(torch.cat([says, holds]), return_inverse=True)
+    hot = torch.zeros(len(says) + len(holds), len(vocab), device=says.device)
+    hot.scatter_(1, inverse, 1.0)
+    hot[:, vocab == 0] = 0.0  # padding
+    said, held = hot[: len(says)], hot[len(says):]
+    return (held.new_ones(held.shape) - held) @ said.t() == 0  # [m, n]: nothing said that does not hold
+
+
 class ContrastiveLoss(nn.Module):
     """Symmetric InfoNCE (video->text and text->video cross entropy), open_clip's local-loss form.
 
@@ -54,6 +79,12 @@ class ContrastiveLoss(nn.Module):
     embeddings and the multi-positive loss equals the one-positive loss exactly (only in-batch
     R@1 changes, counting any positive as a hit); keys that group *different* captions (the same
     event or task) change the loss.
+
+    With `facts` = (says, holds), fact ids [b, F] of what each caption states and what is true of
+    each clip (`fact_ids`), a caption is a positive of every clip it is true of (`truth_positives`):
+    the video->text target of clip i is uniform over the captions true of it, the text->video
+    target of caption j over the clips it is true of. The relation need not be symmetric; a clip's
+    own caption must be true of it (the narrator ensures it), so no row is without a positive.
     """
 
     def __init__(self, multi_positive: bool = True, gather_with_grad: bool = True):
@@ -67,9 +98,11 @@ class ContrastiveLoss(nn.Module):
         text: torch.Tensor,
         logit_scale: torch.Tensor,
         keys: torch.Tensor | None = None,
+        facts: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> dict[str, torch.Tensor]:
         """video, text: L2-normalised [b, D]; logit_scale: the log temperature (scalar parameter);
-        keys: [b, ...] rows whose equality marks positives. Returns loss, logits and targets."""
+        keys: [b, ...] rows whose equality marks positives; facts: (says, holds) fact ids [b, F]
+        (positives by truth, see the class). Returns loss, logits and (video->text) targets."""
         if video.shape != text.shape or video.ndim != 2:
             raise ValueError(f"expected video and text embeddings of one shape [b, D], got {list(video.shape)} and {list(text.shape)}")
         rank, world = _distributed()
@@ -79,7 +112,19 @@ class ContrastiveLoss(nn.Module):
         scale = logit_scale.exp()
         logits_v2t = scale * video @ all_text.t()  # [b, N]
         logits_t2v = scale * text @ all_video.t()  # [b, N]
-        if self.multi_positive and keys is not None:
+        if facts is not None:
+            says, holds = facts
+            if not (says.shape[0] == holds.shape[0] == b):
+                raise ValueError(f"expected facts for each of the {b} clips, got {says.shape[0]} and {holds.shape[0]}")
+            all_says, all_holds = gather_features(says, with_grad=False), gather_features(holds, with_grad=False)
+            pos_v2t = truth_positives(all_says, holds).float()  # [b, N]: local clips x global captions
+            pos_t2v = truth_positives(says, all_holds).t().float()  # [b, N]: local captions x global clips
+            if (pos_v2t.sum(1) == 0).any() or (pos_t2v.sum(1) == 0).any():
+                raise ValueError("a clip's own caption is not true of it: its 'holds' facts must include its 'says'")
+            targets = pos_v2t / pos_v2t.sum(1, keepdim=True)
+            loss_v2t = F.cross_entropy(logits_v2t.float(), targets)
+            loss_t2v = F.cross_entropy(logits_t2v.float(), pos_t2v / pos_t2v.sum(1, keepdim=True))
+        elif self.multi_positive and keys is not None:
             all_keys = gather_features(keys, with_grad=False)
             targets = positive_targets(keys, all_keys)
             loss_v2t = F.cross_entropy(logits_v2t.float(), targets)

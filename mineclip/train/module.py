@@ -18,7 +18,7 @@ from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
-from .loss import ContrastiveLoss, positive_targets
+from .loss import ContrastiveLoss, fact_ids, positive_targets
 from .optim import (
     BETAS,
     EPS,
@@ -37,6 +37,7 @@ FORMAT_VERSION = 1
 MONITOR = "val/R@1_mean"
 THROUGHPUT_WINDOW = 10  # training steps the samples/s and FLOPs/s are averaged over (logged once it is full)
 ALL_PARTS = ("vision", "text", "temporal", "adapter", "logit_scale")
+FACTS = 64  # facts kept per clip for `positives: truth` (the crafter narrator writes at most ~40)
 
 
 def init_kind(init: str) -> str:
@@ -77,8 +78,10 @@ class MineCLIPModule(pl.LightningModule):
     total_steps: length of the cosine schedule; default: the trainer's estimated stepping batches.
     positives: which clips count as positives of each other in the InfoNCE targets: "caption"
     (identical captions; the default, for templated data where captions repeat in a batch),
-    "meta.<field>" (equal metadata field, e.g. "meta.event" or "meta.task_id"), or "none" (the
-    paper's one positive per clip). With "caption" the loss equals the one-positive loss (identical
+    "meta.<field>" (equal metadata field, e.g. "meta.event" or "meta.task_id"), "truth" (a caption
+    is a positive of every clip it is true of: the facts in its clip's meta "says" all hold in the
+    other clip's meta "holds", as the crafter narrator writes them), or "none" (the paper's one
+    positive per clip). With "caption" the loss equals the one-positive loss (identical
     captions embed identically) and only in-batch R@1 counts repeats as hits; a meta field that
     groups different captions changes the loss.
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
@@ -116,8 +119,8 @@ class MineCLIPModule(pl.LightningModule):
             lr=lr, final_lr=final_lr, warmup_steps=warmup_steps, weight_decay=weight_decay, layer_decay=layer_decay,
             pretrained_lr_mult=pretrained_lr_mult, betas=tuple(betas), eps=eps,
         )
-        if positives not in ("none", "caption") and not positives.startswith("meta."):
-            raise ValueError(f"positives must be 'none', 'caption' or 'meta.<field>', got {positives!r}")
+        if positives not in ("none", "caption", "truth") and not positives.startswith("meta."):
+            raise ValueError(f"positives must be 'none', 'caption', 'truth' or 'meta.<field>', got {positives!r}")
         self.positives = positives
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         self.skipped: Counter = Counter()
@@ -181,7 +184,7 @@ class MineCLIPModule(pl.LightningModule):
 
     def positive_keys(self, batch: dict) -> torch.Tensor | None:
         """[B, K] rows whose equality marks positives (see `positives`), or None for one positive."""
-        if self.positives == "none":
+        if self.positives in ("none", "truth"):
             return None
         if self.positives == "caption":
             return batch["tokens"]
@@ -191,6 +194,20 @@ class MineCLIPModule(pl.LightningModule):
                    for g in meta_groups(batch["meta"], field)]
         return torch.tensor(digests, dtype=torch.long, device=batch["tokens"].device)[:, None]
 
+    def facts(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """(says, holds) fact ids [B, FACTS] of each clip for `positives: truth`, else None."""
+        if self.positives != "truth":
+            return None
+        metas = batch["meta"]
+        missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
+        if missing:
+            raise ValueError("positives: truth needs each clip's meta 'says' and 'holds' (the facts its caption "
+                             f"states and those true of it; `mineclip play clips` writes them): {len(missing)} of "
+                             f"{len(metas)} clips in this batch have none")
+        device = batch["tokens"].device
+        return (fact_ids([m["says"] for m in metas], FACTS).to(device),
+                fact_ids([m["holds"] for m in metas], FACTS).to(device))
+
     def logit_scale(self) -> torch.Tensor:
         # Clamped in the forward too: under ZeRO the optimiser's master copy is what steps.
         return self.model.logit_scale.clamp(max=self.model.config.logit_scale_max)
@@ -198,7 +215,7 @@ class MineCLIPModule(pl.LightningModule):
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]))
         v, t = self.embed(batch)
-        out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch))
+        out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch), facts=self.facts(batch))
         loss = out["loss"]
         self._check_finite(loss, batch_idx)
         b = len(v)

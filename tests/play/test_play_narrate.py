@@ -7,8 +7,8 @@ from mineclip.play.record import run_episode
 def test_narration_names_the_event_the_task_is_about():
     ep = run_episode("harvest_wood", "scripted", seed=1, world_seed=1, tail=12)
     caps = narrate_episode(ep.states, ep.record["events"], clip_len=16, stride=4, misalign=0.0, filler=0.0)
-    assert any(main == "collect_wood" for _, _, main in caps)
-    text = [t for _, t, main in caps if main == "collect_wood"][0]
+    assert any(main == "collect_wood" for _, _, main, *_ in caps)
+    text = [t for _, t, main, *_ in caps if main == "collect_wood"][0]
     assert any(w in text for w in ("tree", "wood"))
 
 
@@ -16,24 +16,24 @@ def test_filler_and_misalignment_settings_change_the_text():
     ep = run_episode("drink_water", "scripted", seed=2, world_seed=2, tail=20)
     plain = narrate_episode(ep.states, ep.record["events"], misalign=0.0, filler=0.0, seed=0)
     noisy = narrate_episode(ep.states, ep.record["events"], misalign=1.0, filler=1.0, seed=0)
-    assert [s for s, _, _ in plain] == [s for s, _, _ in noisy]
-    assert [t for _, t, _ in plain] != [t for _, t, _ in noisy]
+    assert [c.start for c in plain] == [c.start for c in noisy]
+    assert [c.text for c in plain] != [c.text for c in noisy]
 
 
 def test_bridging_is_narrated_as_a_bridge_not_a_tunnel_or_a_row():
     ep = run_episode("build_bridge", "scripted", seed=10_000_000, world_seed=10_000, prelude=3, tail=8)
     assert ep.record["label"] == 1
     caps = narrate_episode(ep.states, ep.record["events"], clip_len=16, stride=4, misalign=0.0, filler=0.0)
-    mains = [main for _, _, main in caps]
+    mains = [main for _, _, main, *_ in caps]
     assert "build_bridge" in mains and not {"dig_tunnel", "stone_row"} & set(mains)
-    text = [t for _, t, main in caps if main == "build_bridge"][0]
+    text = [t for _, t, main, *_ in caps if main == "build_bridge"][0]
     assert "bridge" in text or "bridging" in text
     assert "then" not in text  # its own steps (place and mine stone) are not narrated again
 
 
 def test_fights_name_the_sword_in_the_inventory():
     ep = run_episode("combat_zombie", "scripted", seed=10_000_000, world_seed=10_000, prelude=3, tail=8)
-    texts = [t for s in range(8) for _, t, main in narrate_episode(ep.states, ep.record["events"], stride=4, misalign=0.0,
+    texts = [t for s in range(8) for _, t, main, *_ in narrate_episode(ep.states, ep.record["events"], stride=4, misalign=0.0,
                                                                    filler=0.0, seed=s) if main == "defeat_zombie"]
     assert texts and any("wooden sword" in t for t in texts)
 
@@ -60,7 +60,7 @@ def test_water_is_described_by_how_far_away_it_is():
     assert ep.record["label"] == 1
     seen = {True: 0, False: 0}
     for seed in range(30):
-        for start, text, _ in narrate_episode(ep.states, ep.record["events"], clip_len=4, stride=1, misalign=0.0,
+        for start, text, *_ in narrate_episode(ep.states, ep.record["events"], clip_len=4, stride=1, misalign=0.0,
                                               seed=seed):
             near = ep.states[start + 3].distance("water") <= 1
             wrong = VIEW["water"] if near else VIEW_NEAR["water"]
@@ -108,7 +108,7 @@ def test_only_stones_placed_side_by_side_make_a_row():
 
     ep = run_episode("lay_stone_row", "scripted", seed=10_000_000, world_seed=10_000, prelude=0, tail=8)
     caps = narrate_episode(ep.states, ep.record["events"], clip_len=16, stride=4, misalign=0.0, filler=0.0)
-    assert "stone_row" in {main for _, _, main in caps}
+    assert "stone_row" in {main for _, _, main, *_ in caps}
 
     s0 = ep.states[0]
     events = [[], ["place_stone"], ["place_stone"], []]
@@ -136,8 +136,8 @@ def test_scenery_captions_name_everything_in_view_and_the_time_and_leave_events_
     plain = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0)
     assert narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, scenery=0.0) == plain
     scene = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, scenery=1.0)
-    assert [(s, m) for s, _, m in scene] == [(s, m) for s, _, m in plain]  # the same windows and events
-    idle = [(s, t) for s, t, m in scene if m is None]
+    assert [(c.start, c.event) for c in scene] == [(c.start, c.event) for c in plain]  # the same windows and events
+    idle = [(c.start, c.text) for c in scene if c.event is None]
     assert idle and any({"cow", "water"} <= set(_visible(ep.states[s + 15])) for s, _ in idle)
     for start, text in idle:
         last = ep.states[start + 15]
@@ -147,3 +147,31 @@ def test_scenery_captions_name_everything_in_view_and_the_time_and_leave_events_
         assert any(p in text for p in said) and not any(p in text for p in other), text
     with pytest.raises(ValueError, match="scenery"):
         ClipSettings(10, scenery=-0.1)
+
+
+def test_captions_state_facts_that_hold_for_their_clip():
+    # what `positives: truth` trains on: each caption's stated facts, and the facts true of its frames
+    from mineclip.play.narrate import _visible, holds
+
+    ep = run_episode("find_cow_near_water_day", "random", seed=10_000_000, world_seed=10_000, prelude=3, tail=30,
+                     max_steps=60)
+    events = ep.record["events"]
+    caps = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0)
+    for c in caps:
+        assert set(c.says) <= set(c.holds), c  # without misalignment a caption is true of its own clip
+        assert c.holds == holds(ep.states[c.start:c.start + 16], events[c.start:c.start + 15])
+        last = ep.states[c.start + 15]
+        assert {f"view:{k}" for k in _visible(last)} <= set(c.holds)
+        assert ("time:night" in c.holds) == (last.time_of_day == "night") != ("time:day" in c.holds)
+        assert ("event:none" in c.says) == (c.event is None)
+        if c.event is not None:
+            assert f"event:{c.event}" in c.says
+    said = {f for c in caps for f in c.says}
+    assert any(f.startswith(("view:", "near:")) for f in said), said
+    scene = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, scenery=1.0)
+    for c in scene:
+        if c.event is None:  # a scenery caption states every kind in view and the time
+            assert {f for f in c.holds if f.startswith(("view:", "near:", "time:"))} - set(c.says) <= \
+                {f"view:{k}" for k in ("water", "lava") if f"near:{k}" in c.says}, c
+    shifted = narrate_episode(ep.states, events, stride=1, misalign=1.0, filler=0.0, seed=0)
+    assert all(set(c.says) <= set(c.holds) for c in shifted)  # a lagging caption is taken as its clip's truth

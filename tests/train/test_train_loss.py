@@ -5,7 +5,7 @@ import torch
 import torch.multiprocessing as mp
 
 from mineclip.model import MineCLIP, tokenize
-from mineclip.train.loss import ContrastiveLoss, positive_targets
+from mineclip.train.loss import ContrastiveLoss, fact_ids, positive_targets, truth_positives
 from mineclip.model import get_config
 
 from helpers.models import MICRO
@@ -52,6 +52,36 @@ def test_identical_captions_give_the_one_positive_loss_but_shared_events_do_not(
     assert loss(True, caption_keys) == pytest.approx(loss(False, caption_keys), rel=1e-6)
     event_keys = torch.tensor([[0], [0], [2], [3]])  # different captions of one event
     assert loss(True, event_keys) != pytest.approx(loss(False, event_keys), rel=1e-3)
+
+
+def test_a_caption_is_a_positive_of_every_clip_it_is_true_of():
+    says = fact_ids([["event:collect_wood"], ["event:collect_wood", "view:cow"], ["event:none"], []], 8)
+    holds = fact_ids([["event:collect_wood", "time:day"], ["event:collect_wood", "view:cow", "time:day"],
+                      ["event:none", "view:cow"], ["time:night"]], 8)
+    pos = truth_positives(says, holds)  # [clip, caption]
+    assert pos.tolist() == [[True, False, False, True],   # a wood clip without a cow: not "..., a cow nearby"
+                            [True, True, False, True],    # with the cow: both wood captions are true
+                            [False, False, True, True],   # an idle clip: only the idle caption (and the empty one)
+                            [False, False, False, True]]
+    assert (fact_ids([["a", "b"]], 4) != 0).sum() == 2 and fact_ids([["a"]], 2)[0, 0] == fact_ids([["a"]], 3)[0, 0]
+    with pytest.raises(ValueError, match="more than"):
+        fact_ids([["a", "b", "c"]], 2)
+
+
+def test_truth_targets_are_uniform_over_true_captions_in_each_direction():
+    v, t = _normal(3, 8, 0), _normal(3, 8, 1)
+    says = fact_ids([["event:collect_wood"], ["event:collect_wood", "view:cow"], ["event:none"]], 4)
+    holds = fact_ids([["event:collect_wood"], ["event:collect_wood", "view:cow"], ["event:none"]], 4)
+    scale = torch.tensor(1.5)
+    out = ContrastiveLoss()(v, t, scale, facts=(says, holds))
+    logits = scale.exp() * v @ t.t()
+    v2t = torch.tensor([[1, 0, 0], [0.5, 0.5, 0], [0, 0, 1]])  # clip 1 is told both ways
+    t2v = torch.tensor([[0.5, 0.5, 0], [0, 1, 0], [0, 0, 1]])  # "chop a tree" is true of clips 0 and 1
+    expected = (torch.nn.functional.cross_entropy(logits, v2t) + torch.nn.functional.cross_entropy(logits.t(), t2v)) / 2
+    assert out["loss"].item() == pytest.approx(expected.item(), rel=1e-6)
+    assert torch.allclose(out["targets"], v2t)
+    with pytest.raises(ValueError, match="not true of it"):  # a caption must be true of its own clip
+        ContrastiveLoss()(v, t, scale, facts=(says, fact_ids([["event:none"]] * 3, 4)))
 
 
 def _free_port() -> int:

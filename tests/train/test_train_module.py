@@ -189,3 +189,17 @@ def test_meta_positives_group_clips_by_event():
     keys = module.positive_keys({"text": texts, "meta": meta, "tokens": torch.zeros(5, 77, dtype=torch.long)})[:, 0]
     assert keys[0] == keys[1] and keys[2] == keys[3]
     assert len({int(keys[0]), int(keys[2]), int(keys[4])}) == 3  # a clip without the field is alone
+
+
+def test_truth_positives_read_the_facts_of_each_clip():
+    module = MineCLIPModule(MICRO, positives="truth")
+    batch = {"meta": [{"says": ["event:none", "view:cow"], "holds": ["event:none", "view:cow", "time:day"]},
+                      {"says": ["event:none"], "holds": ["event:none", "time:day"]}],
+             "tokens": torch.zeros(2, 77, dtype=torch.long)}
+    assert module.positive_keys(batch) is None
+    says, holds = module.facts(batch)
+    assert says.shape == holds.shape == (2, 64) and (says[0] != 0).sum() == 2 and (holds[0] != 0).sum() == 3
+    with pytest.raises(ValueError, match="'says' and 'holds'"):
+        module.facts({"meta": [{"event": None}, {}], "tokens": torch.zeros(2, 77, dtype=torch.long)})
+    with pytest.raises(ValueError, match="truth"):
+        MineCLIPModule(MICRO, positives="facts")
