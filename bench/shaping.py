@@ -1,0 +1,51 @@
+"""Does the learned reward rise as the agent nears its target? The mean learned reward per step by
+distance to the dense reward's navigation target, in random play, for each task and artifact
+(`mineclip.rl.shaping`), before spending CPU-hours on PPO.
+
+    python bench/shaping.py --model runs/default/artifact [--model runs/other/artifact ...]
+                            [--tasks punch_cow,eat_plant] [--steps 300] [--negatives distinct]
+
+Per task: one row per distance (tiles, Manhattan; "not in view"), per artifact the number of
+steps and the mean reward (x 1000); below, Spearman's rho of reward and distance over the steps
+with the target in view (negative: the reward rises as the agent nears the target, what PPO
+needs; about 0: no shaping). The same random actions and worlds for every artifact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from datetime import date
+
+import torch
+
+from mineclip.rl.shaping import reward_by_distance
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", action="append", required=True, help="artifact directory (repeatable)")
+    p.add_argument("--tasks", default="punch_cow,eat_plant")
+    p.add_argument("--steps", type=int, default=300, help="vector steps of 8 envs per task and artifact")
+    p.add_argument("--negatives", default="distinct")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    print(f"# learned reward by distance to the target, {date.today()}, {args.steps} x 8 random steps per task")
+    for task in [t for t in args.tasks.split(",") if t]:
+        t0 = time.time()
+        results = [reward_by_distance(m, task, steps=args.steps, negatives=args.negatives) for m in args.model]
+        print(f"\n## {task} (target: {results[0].target}; {time.time() - t0:.0f} s)\n")
+        print("| distance | " + " | ".join(f"{m}: steps, reward x 1000" for m in args.model) + " |")
+        print("|---|" + "---:|" * len(args.model))
+        keys = [d for d, _, _ in max((r.rows() for r in results), key=len)]
+        for key in keys:
+            cells = []
+            for r in results:
+                row = next((x for x in r.rows() if x[0] == key), None)
+                cells.append("–" if row is None else f"{row[1]}, {1000 * row[2]:.2f}")
+            print(f"| {key} | " + " | ".join(cells) + " |")
+        print("| Spearman rho (in view) | " + " | ".join(f"{r.spearman:+.2f}" for r in results) + " |")
+
+
+if __name__ == "__main__":
+    main()
