@@ -14,6 +14,7 @@ needs; about 0: no shaping). The same random actions and worlds for every artifa
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from datetime import date
 
@@ -44,7 +45,8 @@ def main() -> None:
                 row = next((x for x in r.rows() if x[0] == key), None)
                 cells.append("–" if row is None else f"{row[1]}, {1000 * row[2]:.2f}")
             print(f"| {key} | " + " | ".join(cells) + " |")
-        print("| Spearman rho (in view) | " + " | ".join(f"{r.spearman:+.2f}" for r in results) + " |")
+        rho = ["– (constant)" if math.isnan(r.spearman) else f"{r.spearman:+.2f}" for r in results]
+        print("| Spearman rho (in view) | " + " | ".join(rho) + " |")
 
 
 if __name__ == "__main__":
