@@ -80,5 +80,5 @@ def reward_by_distance(artifact: str, task_id: str, steps: int = 300, num_envs: 
     dist_a, reward_a = np.array(dist), np.array(reward)
     table = {int(d): (int((dist_a == d).sum()), float(reward_a[dist_a == d].mean())) for d in np.unique(dist_a)}
     seen = dist_a != NOT_IN_VIEW
-    rho = float(spearmanr(dist_a[seen], reward_a[seen]).statistic) if seen.sum() > 2 else float("nan")
+    rho = float(spearmanr(dist_a[seen], reward_a[seen])[0]) if seen.sum() > 2 else float("nan")
     return Shaping(task_id, kind, table, rho)
