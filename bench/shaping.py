@@ -38,12 +38,9 @@ def main() -> None:
         print(f"\n## {task} (target: {results[0].target}; {time.time() - t0:.0f} s)\n")
         print("| distance | " + " | ".join(f"{m}: steps, reward x 1000" for m in args.model) + " |")
         print("|---|" + "---:|" * len(args.model))
-        keys = [d for d, _, _ in max((r.rows() for r in results), key=len)]
-        for key in keys:
-            cells = []
-            for r in results:
-                row = next((x for x in r.rows() if x[0] == key), None)
-                cells.append("–" if row is None else f"{row[1]}, {1000 * row[2]:.2f}")
+        tables = [{d: (n, mean) for d, n, mean in r.rows()} for r in results]
+        for key in max(tables, key=len):
+            cells = ["–" if key not in t else f"{t[key][0]}, {1000 * t[key][1]:.2f}" for t in tables]
             print(f"| {key} | " + " | ".join(cells) + " |")
         rho = ["– (constant)" if math.isnan(r.spearman) else f"{r.spearman:+.2f}" for r in results]
         print("| Spearman rho (in view) | " + " | ".join(rho) + " |")

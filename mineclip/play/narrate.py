@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from mineclip.sim.state import WorldState
 from mineclip.tasks.oracles import longest_line
+from mineclip.tasks.pretasks import VITALS
 from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW, VIEW_NEAR
 
 EVENTS: dict[str, list[str]] = {
@@ -96,10 +97,10 @@ FIGHTS = ("hit_zombie", "defeat_zombie", "hit_skeleton", "defeat_skeleton", "hit
 
 
 def _weapon(state: WorldState) -> str | None:
-    """The best sword in the inventory, by name (narrators say what they fight with)."""
+    """The best sword in the inventory (narrators say what they fight with)."""
     for item in ("iron_sword", "stone_sword", "wood_sword"):
         if state.inventory.get(item, 0) > 0:
-            return ITEM_NAMES[item]
+            return item
     return None
 
 
@@ -158,7 +159,7 @@ def _time(state: WorldState) -> str:
 def _gained(states: list[WorldState]) -> list[str]:
     first, last = states[0], states[-1]
     return [k for k in last.inventory
-            if last.inventory[k] - first.inventory[k] > 0 and k not in ("health", "food", "drink", "energy")]
+            if last.inventory[k] - first.inventory[k] > 0 and k not in VITALS]
 
 
 def holds(states: list[WorldState], events: list[list[str]]) -> tuple[str, ...]:
@@ -176,8 +177,7 @@ def holds(states: list[WorldState], events: list[list[str]]) -> tuple[str, ...]:
             out.add(f"near:{k}")
     out.add(_time(last))
     out.update(f"gain:{k}" for k in _gained(states))
-    out.update(f"have:{k}" for k, v in last.inventory.items()
-               if v > 0 and k not in ("health", "food", "drink", "energy"))
+    out.update(f"have:{k}" for k, v in last.inventory.items() if v > 0 and k not in VITALS)
     return tuple(sorted(out))
 
 
@@ -213,8 +213,9 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
         says.add(f"event:{main}")
         weapon = _weapon(states[-1])
         if main in FIGHTS and weapon and rng.random() < 0.6:
-            text += f" with my {weapon}" if main.startswith("hit_") else f", using my {weapon}"
-            says.add("have:" + next(k for k, v in ITEM_NAMES.items() if v == weapon))
+            name = ITEM_NAMES[weapon]
+            text += f" with my {name}" if main.startswith("hit_") else f", using my {name}"
+            says.add(f"have:{weapon}")
         others = [e for e in evs if e != main and e in EVENTS and e not in PARTS_OF.get(main, ())
                   and not e.startswith(("hurt", "reach"))]
         second = primary_event(others)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
@@ -41,17 +43,21 @@ def positive_targets(keys: torch.Tensor, all_keys: torch.Tensor) -> torch.Tensor
     return same / same.sum(dim=1, keepdim=True)
 
 
-def fact_ids(facts: list, width: int) -> torch.Tensor:
-    """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of stable
-    nonzero ids, zero-padded (Python's hash() differs between processes: blake2b does not)."""
-    import hashlib
+def stable_id(text: str) -> int:
+    """A nonzero int64 id of a string, the same in every process (Python's hash() is not): how a
+    group name or a fact becomes a key row that ranks can gather and compare."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=7).digest(), "little") + 1
 
+
+def fact_ids(facts: list, width: int) -> torch.Tensor:
+    """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of their
+    `stable_id`s, zero-padded."""
     out = torch.zeros(len(facts), width, dtype=torch.long)
     for i, row in enumerate(facts):
         if len(row) > width:
             raise ValueError(f"a clip has {len(row)} facts, more than the {width} the loss keeps")
         for k, fact in enumerate(row):
-            out[i, k] = int.from_bytes(hashlib.blake2b(str(fact).encode(), digest_size=7).digest(), "little") + 1
+            out[i, k] = stable_id(str(fact))
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from collections import Counter
@@ -18,7 +17,7 @@ from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
-from .loss import ContrastiveLoss, fact_ids, positive_targets
+from .loss import ContrastiveLoss, fact_ids, positive_targets, stable_id
 from .optim import (
     BETAS,
     EPS,
@@ -189,9 +188,7 @@ class MineCLIPModule(pl.LightningModule):
         if self.positives == "caption":
             return batch["tokens"]
         field = self.positives.removeprefix("meta.")
-        # A stable hash (Python's hash() differs between processes) of each clip's group
-        digests = [int.from_bytes(hashlib.blake2b(g.encode(), digest_size=8).digest(), "little", signed=True)
-                   for g in meta_groups(batch["meta"], field)]
+        digests = [stable_id(g) for g in meta_groups(batch["meta"], field)]
         return torch.tensor(digests, dtype=torch.long, device=batch["tokens"].device)[:, None]
 
     def facts(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor] | None:
