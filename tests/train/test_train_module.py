@@ -203,3 +203,29 @@ def test_truth_positives_read_the_facts_of_each_clip():
         module.facts({"meta": [{"event": None}, {}], "tokens": torch.zeros(2, 77, dtype=torch.long)})
     with pytest.raises(ValueError, match="truth"):
         MineCLIPModule(MICRO, positives="facts")
+
+
+def test_a_training_step_with_truth_positives_hands_the_facts_to_the_loss(monkeypatch):
+    from helpers.training import NUM_FRAMES, RESOLUTION
+
+    from mineclip.model import tokenize
+
+    module = MineCLIPModule(MICRO, positives="truth")
+    batch = {"video": torch.zeros(2, NUM_FRAMES, 3, *RESOLUTION, dtype=torch.uint8),
+             "tokens": tokenize(["looking around, a cow nearby", "looking around"]),
+             "meta": [{"says": ["event:none", "view:cow"], "holds": ["event:none", "view:cow"]},
+                      {"says": ["event:none"], "holds": ["event:none"]}]}
+    seen = {}
+
+    def record(v, t, scale, keys=None, facts=None):
+        seen.update(keys=keys, facts=facts)
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(module.loss_fn, "forward", record)
+    with pytest.raises(RuntimeError, match="recorded"):
+        module.training_step(batch, 0)
+    assert seen["keys"] is None
+    says, holds = seen["facts"]
+    expected = module.facts(batch)
+    torch.testing.assert_close(says, expected[0])
+    torch.testing.assert_close(holds, expected[1])
