@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import torch
-
 from mineclip.model.artifact import ArtifactError, read_judge, write_judge
 from mineclip.reward import RewardModel
 
@@ -89,13 +87,7 @@ def load_models(s: EvalSettings) -> tuple[str, dict[str, RewardModel]]:
         main_name = model_name(s.model, taken)
         main = models[main_name] = RewardModel.load(s.model, device=s.device, precision=s.precision)
         if s.untrained:
-            torch.manual_seed(s.seed)
-            from mineclip.model import MineCLIP, ModelConfig
-
-            untrained = MineCLIP(ModelConfig.from_dict(main.model.config.to_dict())).eval()
-            models[f"{UNTRAINED} ({main.model.config.temporal.pooling})"] = RewardModel(
-                untrained, window=main.window, frame_stride=main.frame_stride, resize=main.resize, device=s.device,
-                precision=s.precision)
+            models[f"{UNTRAINED} ({main.model.config.temporal.pooling})"] = main.untrained_twin(s.seed)
         for b in s.baselines:
             models[model_name(b, taken)] = RewardModel.load(b, device=s.device, precision=s.precision)
     except (ArtifactError, FileNotFoundError, OSError) as e:

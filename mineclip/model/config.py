@@ -16,6 +16,7 @@ MC_IMAGE_MEAN = (0.3331, 0.3245, 0.3051)
 MC_IMAGE_STD = (0.2439, 0.2493, 0.2873)
 
 POOLINGS = ("avg", "attn")
+FRAME_POOLS = ("tok", "avg")
 
 
 @dataclass
@@ -28,6 +29,9 @@ class VisionConfig:
     patch_size: int = 16
     resolution: tuple[int, int] = (160, 256)  # (height, width)
     mlp_ratio: float = 4.0
+    # What the frame embedding is made of: `tok` the CLS token (CLIP, MineCLIP), `avg` the mean of the
+    # patch tokens (open_clip's pool_type), where each 16-px tile's token reaches the embedding directly
+    pool: str = "tok"
 
 
 @dataclass
@@ -83,6 +87,8 @@ class ModelConfig:
         self.image_std = tuple(self.image_std)
         if self.temporal.pooling not in POOLINGS:
             raise ValueError(f"temporal.pooling must be one of {POOLINGS}, got {self.temporal.pooling!r}")
+        if self.vision.pool not in FRAME_POOLS:
+            raise ValueError(f"vision.pool must be one of {FRAME_POOLS}, got {self.vision.pool!r}")
         h, w = self.vision.resolution
         p = self.vision.patch_size
         if h % p or w % p:

@@ -14,7 +14,8 @@ same function from the same parameters with fewer passes:
   `swish(1.702 z) / 1.702`, 1.702 folded into `ln_2` (weight, bias) and `c_fc`'s bias, 1 / 1.702
   into `c_proj` (a copy of it: the one extra weight in float32);
 - attention is `scaled_dot_product_attention` on views of the fused qkv output;
-- only the CLS token goes through `ln_post` (LayerNorm is per token, the others are dropped).
+- only the CLS token goes through `ln_post` (LayerNorm is per token, the others are dropped);
+  with `pool_type="avg"` (the tiny configs' `vision.pool: avg`) every patch token does, then their mean.
 
 In float32 its features equal the module's up to rounding (tested: max abs difference ~1e-6 of
 features of norm ~1); in bfloat16 every weight is a bf16 copy and the features come back as
@@ -36,13 +37,13 @@ QUICK_GELU = 1.702  # QuickGELU(z) = z * sigmoid(1.702 z) = swish(1.702 z) / 1.7
 
 
 def supports(vision: nn.Module) -> bool:
-    """Whether `vision` is the plain CLIP ViT this forward reproduces (no layer scale, attention
-    pooling, patch dropout, token output or custom blocks); otherwise use the module."""
+    """Whether `vision` is the plain CLIP ViT this forward reproduces (CLS or mean-token pooling; no
+    layer scale, attention pooling, patch dropout, token output or custom blocks); otherwise use the module."""
     from open_clip.transformer import QuickGELU, ResidualAttentionBlock, VisionTransformer
 
     if type(vision) is not VisionTransformer or getattr(vision, "attn_pool", None) is not None:
         return False
-    if vision.output_tokens or getattr(vision, "pool_type", "tok") != "tok" or vision.final_ln_after_pool:
+    if vision.output_tokens or getattr(vision, "pool_type", "tok") not in ("tok", "avg") or vision.final_ln_after_pool:
         return False
     if not isinstance(vision.patch_dropout, nn.Identity) or vision.proj is None or vision.conv1.bias is not None:
         return False
@@ -183,8 +184,12 @@ class FusedVision:
         x = F.layer_norm(x.view(n * seq, d), *w["ln_pre"])
         for b in w["blocks"]:
             x = self._block(x, b, n, seq, d)
-        cls = F.layer_norm(x.view(n, seq, d)[:, 0], *w["ln_post"])
-        return (cls @ w["proj"]).float()
+        x = x.view(n, seq, d)
+        if getattr(self.vision, "pool_type", "tok") == "avg":
+            pooled = F.layer_norm(x[:, 1:], *w["ln_post"]).mean(1)
+        else:
+            pooled = F.layer_norm(x[:, 0], *w["ln_post"])
+        return (pooled @ w["proj"]).float()
 
     def _block(self, x, b, n, seq, d):
         heads = b["heads"]

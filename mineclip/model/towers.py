@@ -9,7 +9,8 @@ from .config import TextConfig, VisionConfig
 
 
 def build_vision_tower(cfg: VisionConfig, embed_dim: int) -> VisionTransformer:
-    """CLIP ViT (pre-LN, QuickGELU) at a non-square resolution; output is the projected CLS token."""
+    """CLIP ViT (pre-LN, QuickGELU) at a non-square resolution; output is the projected CLS token
+    (`cfg.pool` "tok") or mean patch token ("avg")."""
     return VisionTransformer(
         image_size=tuple(cfg.resolution),
         patch_size=cfg.patch_size,
@@ -18,6 +19,7 @@ def build_vision_tower(cfg: VisionConfig, embed_dim: int) -> VisionTransformer:
         heads=cfg.heads,
         mlp_ratio=cfg.mlp_ratio,
         output_dim=embed_dim,
+        pool_type=cfg.pool,
         act_layer=QuickGELU,
     )
 

@@ -118,10 +118,8 @@ def run_benchmark(s: BenchSettings) -> dict:
 
 
 def _run_benchmark(s: BenchSettings) -> dict:
-    import torch
     from tqdm import tqdm
 
-    from mineclip.model import MineCLIP, ModelConfig
     from mineclip.reward import RewardModel
     from mineclip.tasks.registry import get_task
     from mineclip.tasks.seeds import world_seeds
@@ -139,10 +137,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
     trained = RewardModel.load(s.model)
     models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit)}
     if s.untrained:
-        torch.manual_seed(s.seed)
-        twin = MineCLIP(ModelConfig.from_dict(trained.model.config.to_dict())).eval()
-        twin_rm = RewardModel(twin, window=trained.window, frame_stride=trained.frame_stride, resize=trained.resize)
-        models["untrained"] = load_percipient(twin_rm, None, fit_frames, True)
+        models["untrained"] = load_percipient(trained.untrained_twin(s.seed), None, fit_frames, True)
     fit_seconds = time.time() - t0
     held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1)
     reliab = {name: reliability(p, held_out) for name, (p, _) in models.items()}

@@ -168,6 +168,16 @@ class RewardModel:
         kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
         return cls(model, device=device, config=config, **kwargs)
 
+    def untrained_twin(self, seed: int = 0) -> "RewardModel":
+        """The same architecture, window, stride, resize, device and precision with random weights
+        (torch's initialisation under `seed`): the baseline every table puts beside a trained model."""
+        from mineclip.model import MineCLIP, ModelConfig
+
+        torch.manual_seed(seed)
+        twin = MineCLIP(ModelConfig.from_dict(self.model.config.to_dict())).eval()
+        return RewardModel(twin, window=self.window, frame_stride=self.frame_stride, resize=self.resize,
+                           device=self.device, batch_size=self.batch_size, precision=self.precision)
+
     @property
     def span(self) -> int:
         """Steps one window covers: (window - 1) * frame_stride + 1."""

@@ -30,9 +30,11 @@ def module_features(model, x):
         return model.encode_images(x).detach()
 
 
-@pytest.mark.parametrize("name", ["micro", "tiny"])
+@pytest.mark.parametrize("name", ["micro", "tiny", "tiny, vision.pool avg"])
 def test_fused_frame_encoder_equals_the_module_forward_in_float32(name):
-    model = randomised(make_micro() if name == "micro" else build_model("tiny").eval())
+    model = make_micro() if name == "micro" else build_model("tiny", vision={"pool": name.split()[-1]} if "pool" in name else {})
+    model = randomised(model.eval())
+    assert fused.supports(model.vision)
     x = frames(model)
     ref = module_features(model, x)
     channels_last = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)  # what [N, H, W, 3] arrays give

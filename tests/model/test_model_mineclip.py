@@ -75,6 +75,31 @@ def test_avg_pooling_is_the_mean_over_frames():
     assert torch.allclose(model.aggregate(x), x.mean(1))
 
 
+def test_frame_pool_avg_embeds_the_mean_patch_token_and_travels_with_an_artifact(tmp_path):
+    from mineclip.model.artifact import load_artifact, save_artifact
+
+    model = build_model("micro", vision={"pool": "avg"}).eval()
+    assert model.vision.pool_type == "avg" and build_model("micro").vision.pool_type == "tok"
+    x = torch.randint(0, 256, (2, 3, *model.config.vision.resolution), dtype=torch.uint8)
+    with torch.enable_grad():  # the module forward, against the mean of the ln_post'd patch tokens by hand
+        v = model.vision
+        h = (x.float() - model.image_mean * 255) / (model.image_std * 255)
+        t = v.conv1(h).flatten(2).transpose(1, 2)
+        t = torch.cat([v.class_embedding.expand(len(t), 1, -1), t], 1) + v.positional_embedding
+        t = v.ln_post(v.transformer(v.ln_pre(t)))
+        assert torch.allclose(model.encode_images(x), t[:, 1:].mean(1) @ v.proj, atol=1e-5)
+    save_artifact(model, tmp_path / "a")
+    back = load_artifact(tmp_path / "a")
+    assert back.config.vision.pool == "avg"
+    with torch.inference_mode():
+        assert torch.allclose(back.encode_images(x), model.encode_images(x), atol=1e-6)
+
+
+def test_an_unknown_frame_pool_is_refused():
+    with pytest.raises(ValueError, match="vision.pool must be one of"):
+        get_config("micro", vision={"pool": "max"})
+
+
 # ----------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "video, expected",
