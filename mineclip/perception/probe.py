@@ -1,0 +1,126 @@
+"""What does a frame encoder keep of each condition? Linear probes against the model's own answer.
+
+The Percipient asks the model in words (its text against the minimal pairs, `percipient.frame_probs`),
+so a condition it ranks near chance is either not in the frame embedding at all or in it but not
+aligned with the words. `probe_conditions` tells the two apart on the same labelled frames
+(`calibrate.collect_frames`: training worlds to fit, held-out worlds to measure), per probe
+condition (`calibrate.probes`), as ranking AUC on the held-out frames:
+
+- `text`: the model's P of the condition's text among its minimal pairs (what the Percipient uses);
+- `embedding`: a logistic regression on the frozen frame embedding (what the text side could read);
+- `pixels`: a logistic regression on each 16x16-pixel tile of the frame (crafter's tiles are the
+  patches), summed over the frame into an expected count of the thing's tiles: how plainly the
+  frame shows it (things in view only; time and light have no tile).
+
+An untrained model of the same architecture beside a trained one says what training added or lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
+
+from .calibrate import LabelledFrame, collect_frames, frame_probs, probes
+from .percipient import Percipient
+
+TILE = 16  # pixels per tile side in the simulator's frames (and per patch of the tiny configs)
+THINGS = ("creature", "terrain", "object")  # the aspects a tile shows
+
+
+@dataclass
+class ProbeRow:
+    key: str  # the condition's key, e.g. creature:cow
+    positives: float  # share of held-out frames where it is seen
+    text: float  # ranking AUC of the model's P (text vs minimal pairs)
+    embedding: float  # ranking AUC of a linear probe on the frame embedding
+    pixels: float | None  # ranking AUC of a per-tile linear probe on pixels (None: not a thing in view)
+
+
+def _auc(labels: np.ndarray, scores: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+
+
+def _fit_predict(x_fit: np.ndarray, y_fit: np.ndarray, x_eval: np.ndarray, c: float = 1.0) -> np.ndarray:
+    """P(label) on x_eval of a standardised logistic regression fitted on (x_fit, y_fit)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if y_fit.all() or not y_fit.any():
+        return np.full(len(x_eval), float(y_fit.mean()))
+    clf = make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=3000))
+    return clf.fit(x_fit, y_fit).predict_proba(x_eval)[:, 1]
+
+
+def tiles(frames: list[LabelledFrame]) -> np.ndarray:
+    """The local view's tiles of each frame as pixel vectors [frames * tiles, 16 * 16 * 3] in [0, 1]
+    (row-major over x, then y; the inventory bar below is left out)."""
+    w, h = LOCAL_VIEW
+    x = np.stack([f.frame[: h * TILE, : w * TILE] for f in frames]).astype(np.float32) / 255.0
+    x = x.reshape(len(frames), h, TILE, w, TILE, 3).transpose(0, 3, 1, 2, 4, 5)  # [N, x, y, 16, 16, 3]
+    return x.reshape(len(frames) * w * h, -1)
+
+
+def tile_labels(frames: list[LabelledFrame], kind: str) -> np.ndarray:
+    """Whether each tile of `tiles(frames)` shows `kind` (from the simulator's view)."""
+    w, h = LOCAL_VIEW
+    out = np.zeros((len(frames), w, h), bool)
+    for i, f in enumerate(frames):
+        for dx, dy in f.state.view.get(kind, ()):
+            out[i, dx + VIEW_OFFSET[0], dy + VIEW_OFFSET[1]] = True
+    return out.reshape(-1)
+
+
+def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
+                     pixel_reference: bool = True) -> list[ProbeRow]:
+    """One row per probe condition (see the module) on frames labelled by the simulator."""
+    import torch
+
+    conds = probes()
+    with torch.inference_mode():
+        emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).float().cpu().numpy()
+        emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).float().cpu().numpy()
+    text = frame_probs(Percipient(reward_model), held_out, conds)
+    px_fit = px_eval = None
+    rows = []
+    for j, c in enumerate(conds):
+        y_fit = np.array([c.seen(f.state) for f in fit])
+        y_eval = np.array([c.seen(f.state) for f in held_out])
+        pixels = None
+        if pixel_reference and c.aspect in THINGS:
+            if px_fit is None:
+                px_fit, px_eval = tiles(fit), tiles(held_out)
+            p = _fit_predict(px_fit, tile_labels(fit, c.subject), px_eval, c=0.1)
+            pixels = _auc(y_eval, p.reshape(len(held_out), -1).sum(1))  # expected count of its tiles
+        rows.append(ProbeRow(c.key, float(y_eval.mean()), _auc(y_eval, text[:, j]),
+                             _auc(y_eval, _fit_predict(emb_fit, y_fit, emb_eval)), pixels))
+    return rows
+
+
+def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: int = 80, eval_worlds: int = 60,
+                    pixel_reference: bool = True) -> dict[str, list[ProbeRow]]:
+    """`probe_conditions` for each artifact, and for an untrained model of the first one's architecture
+    (`"untrained"`), on the same frames: fitted on `fit_worlds` perception worlds, measured on
+    `eval_worlds` perception_eval worlds. The pixel reference, the frames' own, is computed once."""
+    from mineclip.reward import RewardModel
+
+    if not artifacts:
+        raise ValueError("no artifact to probe")
+    fit = collect_frames("perception", fit_worlds)
+    held_out = collect_frames("perception_eval", eval_worlds)
+    models = {name: RewardModel.load(name) for name in artifacts}
+    if untrained:
+        models["untrained"] = models[artifacts[0]].untrained_twin()
+    out: dict[str, list[ProbeRow]] = {}
+    for name, rm in models.items():
+        rows = probe_conditions(rm, fit, held_out, pixel_reference and not out)
+        if out:
+            first = next(iter(out.values()))
+            rows = [ProbeRow(r.key, r.positives, r.text, r.embedding, f.pixels) for r, f in zip(rows, first)]
+        out[name] = rows
+    return out
