@@ -72,6 +72,11 @@ def truth_positives(says: torch.Tensor, holds: torch.Tensor) -> torch.Tensor:
     return (held.new_ones(held.shape) - held) @ said.t() == 0  # [m, n]: nothing said that does not hold
 
 
+def _pad(targets: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """Soft targets [b, N] padded with zeros to the logits' columns (the hard negative's)."""
+    return F.pad(targets, (0, logits.shape[1] - targets.shape[1]))
+
+
 class ContrastiveLoss(nn.Module):
     """Symmetric InfoNCE (video->text and text->video cross entropy), open_clip's local-loss form.
 
@@ -91,6 +96,11 @@ class ContrastiveLoss(nn.Module):
     the video->text target of clip i is uniform over the captions true of it, the text->video
     target of caption j over the clips it is true of. The relation need not be symmetric; a clip's
     own caption must be true of it (the narrator ensures it), so no row is without a positive.
+
+    With `hard_text` [b, D], one extra text per local clip that is false of it (`mineclip.train.
+    minimal_pairs`: its caption with one statement about the scene made false), each clip's
+    video->text row gets one more column, its own hard negative (NegCLIP's form); other clips do not
+    see it, and the text->video direction is unchanged.
     """
 
     def __init__(self, multi_positive: bool = True, gather_with_grad: bool = True):
@@ -105,12 +115,16 @@ class ContrastiveLoss(nn.Module):
         logit_scale: torch.Tensor,
         keys: torch.Tensor | None = None,
         facts: tuple[torch.Tensor, torch.Tensor] | None = None,
+        hard_text: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         """video, text: L2-normalised [b, D]; logit_scale: the log temperature (scalar parameter);
         keys: [b, ...] rows whose equality marks positives; facts: (says, holds) fact ids [b, F]
-        (positives by truth, see the class). Returns loss, logits and (video->text) targets."""
+        (positives by truth, see the class); hard_text: L2-normalised [b, D], a negative of its own
+        clip only. Returns loss, logits and (video->text) targets (without the hard column)."""
         if video.shape != text.shape or video.ndim != 2:
             raise ValueError(f"expected video and text embeddings of one shape [b, D], got {list(video.shape)} and {list(text.shape)}")
+        if hard_text is not None and hard_text.shape != video.shape:
+            raise ValueError(f"expected one hard negative per clip [b, D] = {list(video.shape)}, got {list(hard_text.shape)}")
         rank, world = _distributed()
         b = video.shape[0]
         all_video = gather_features(video, self.gather_with_grad)
@@ -118,6 +132,9 @@ class ContrastiveLoss(nn.Module):
         scale = logit_scale.exp()
         logits_v2t = scale * video @ all_text.t()  # [b, N]
         logits_t2v = scale * text @ all_video.t()  # [b, N]
+        v2t = logits_v2t
+        if hard_text is not None:  # [b, N + 1]: each clip's own hard negative last
+            v2t = torch.cat([logits_v2t, scale * (video * hard_text).sum(-1, keepdim=True)], dim=1)
         if facts is not None:
             says, holds = facts
             if not (says.shape[0] == holds.shape[0] == b):
@@ -128,16 +145,16 @@ class ContrastiveLoss(nn.Module):
             if (pos_v2t.sum(1) == 0).any() or (pos_t2v.sum(1) == 0).any():
                 raise ValueError("a clip's own caption is not true of it: its 'holds' facts must include its 'says'")
             targets = pos_v2t / pos_v2t.sum(1, keepdim=True)
-            loss_v2t = F.cross_entropy(logits_v2t.float(), targets)
+            loss_v2t = F.cross_entropy(v2t.float(), _pad(targets, v2t))
             loss_t2v = F.cross_entropy(logits_t2v.float(), pos_t2v / pos_t2v.sum(1, keepdim=True))
         elif self.multi_positive and keys is not None:
             all_keys = gather_features(keys, with_grad=False)
             targets = positive_targets(keys, all_keys)
-            loss_v2t = F.cross_entropy(logits_v2t.float(), targets)
+            loss_v2t = F.cross_entropy(v2t.float(), _pad(targets, v2t))
             loss_t2v = F.cross_entropy(logits_t2v.float(), targets)
         else:
             targets = torch.arange(b, device=video.device) + rank * b
-            loss_v2t = F.cross_entropy(logits_v2t.float(), targets)
+            loss_v2t = F.cross_entropy(v2t.float(), targets)
             loss_t2v = F.cross_entropy(logits_t2v.float(), targets)
         return {
             "loss": (loss_v2t + loss_t2v) / 2,

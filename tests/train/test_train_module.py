@@ -217,15 +217,44 @@ def test_a_training_step_with_truth_positives_hands_the_facts_to_the_loss(monkey
                       {"says": ["event:none"], "holds": ["event:none"]}]}
     seen = {}
 
-    def record(v, t, scale, keys=None, facts=None):
-        seen.update(keys=keys, facts=facts)
+    def record(v, t, scale, keys=None, facts=None, hard_text=None):
+        seen.update(keys=keys, facts=facts, hard_text=hard_text)
         raise RuntimeError("recorded")
 
     monkeypatch.setattr(module.loss_fn, "forward", record)
     with pytest.raises(RuntimeError, match="recorded"):
         module.training_step(batch, 0)
-    assert seen["keys"] is None
+    assert seen["keys"] is None and seen["hard_text"] is None
     says, holds = seen["facts"]
     expected = module.facts(batch)
     torch.testing.assert_close(says, expected[0])
     torch.testing.assert_close(holds, expected[1])
+
+
+def test_a_training_step_with_minimal_pairs_hands_each_clip_its_own_hard_negative(monkeypatch):
+    from helpers.training import NUM_FRAMES, RESOLUTION
+
+    from mineclip.model import tokenize
+
+    module = MineCLIPModule(MICRO, positives="meta.event", minimal_pairs=True)
+    texts = ["looking around, a cow nearby", "chop a tree"]
+    batch = {"video": torch.zeros(2, NUM_FRAMES, 3, *RESOLUTION, dtype=torch.uint8), "tokens": tokenize(texts),
+             "text": texts,
+             "meta": [{"event": None, "says": ["event:none", "view:cow"], "holds": ["event:none", "view:cow", "time:day"]},
+                      {"event": "collect_wood", "says": ["event:collect_wood"],
+                       "holds": ["event:collect_wood", "time:day", "view:tree"]}]}
+    seen = {}
+
+    def record(v, t, scale, keys=None, facts=None, hard_text=None):
+        seen.update(t=t, hard_text=hard_text)
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(module.loss_fn, "forward", record)
+    with pytest.raises(RuntimeError, match="recorded"):
+        module.training_step(batch, 0)
+    t, hard = seen["t"], seen["hard_text"]
+    assert hard.shape == t.shape and torch.allclose(hard.norm(dim=-1), torch.ones(2))
+    torch.testing.assert_close(t, module.embed(batch)[1])  # the captions themselves are embedded as before
+    assert not torch.allclose(hard, t, atol=1e-3)
+    with pytest.raises(ValueError, match="'says' and 'holds'"):
+        module.training_step(batch | {"meta": [{"event": None}, {"event": None}]}, 0)

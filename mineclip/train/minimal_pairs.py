@@ -1,0 +1,77 @@
+"""Minimal-pair captions: a clip's caption with one thing it says about the scene made false.
+
+Contrastive training against other clips' captions never asks the model to tell "there's a cow over
+here" from "a zombie is coming" on the same clip: in a batch, the captions that name a cow differ
+from the others in their event too, and the event (shown in the inventory bar) is the easier cue.
+NegCLIP (Yuksekgonul et al., 2023, "When and why vision-language models behave like bags-of-words")
+adds, for each image, its caption with one part swapped as an extra negative of that image.
+`minimal_pair` does that with the narrator's own phrases (`mineclip.tasks.scenes`) and the facts
+it records per clip (`meta.says`, what the caption states; `meta.holds`, what is true of the clip;
+`mineclip.play.narrate`):
+
+- a thing in view the caption names (`view:cow`, `near:water`) becomes a thing that is not in view
+  ("there's a cow over here" -> "a zombie is coming" when no zombie is);
+- a time it names becomes the other ("it's night" -> "nice day out");
+- a caption that says nothing about the scene gets one false statement added ("chop a tree" ->
+  "chop a tree, some water over there" when no water is in view; or the wrong time of day).
+
+The result is false of its clip by construction (nothing is named that `holds` has), so it is a
+negative of that clip alone (`ContrastiveLoss(hard_text=...)`); whether it is true of another
+clip does not matter.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
+
+# The things in view a swap may name: the creatures and terrain of MP5's context tasks and the
+# suite's own (not the rare diamond, table and furnace, which the narrator names only for the
+# clips that place or find them)
+KINDS = ("cow", "zombie", "skeleton", "water", "lava", "tree", "sand", "stone")
+
+
+def _time_phrases(time: str) -> list[str]:
+    return NIGHT if time == "night" else DAY
+
+
+def _stated(text: str, fact: str) -> str | None:
+    """The narrator's phrase in `text` that states `fact` (the longest that occurs), or None."""
+    aspect, _, subject = fact.partition(":")
+    phrases = {"view": VIEW.get(subject, []), "near": VIEW_NEAR.get(subject, []),
+               "time": _time_phrases(subject) if subject in ("day", "night") else []}.get(aspect, [])
+    found = [p for p in phrases if p in text]
+    return max(found, key=len) if found else None
+
+
+def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random) -> str:
+    """`text` with one statement about the scene made false (see the module); `says` and `holds` are
+    the clip's facts as the narrator records them."""
+    held = set(holds)
+    absent = [k for k in KINDS if f"view:{k}" not in held]
+    night = "time:night" in held
+    swaps = [f for f in says if f.split(":", 1)[0] in ("view", "near", "time")]
+    rng.shuffle(swaps)
+    for fact in swaps:
+        phrase = _stated(text, fact)
+        if phrase is None:
+            continue
+        if fact.startswith("time:"):
+            return text.replace(phrase, rng.choice(_time_phrases("day" if fact == "time:night" else "night")), 1)
+        if absent:
+            return text.replace(phrase, rng.choice(VIEW[rng.choice(absent)]), 1)
+    # nothing about the scene said (or nothing to swap it for): add one false statement
+    options = [VIEW[k] for k in absent] + [_time_phrases("day" if night else "night")]
+    return f"{text}, {rng.choice(rng.choice(options))}"
+
+
+def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Random) -> list[str]:
+    """One minimal pair per clip of a batch; every meta must carry the narrator's `says` and `holds`."""
+    missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
+    if missing:
+        raise ValueError("minimal_pairs needs each clip's meta 'says' and 'holds' (the facts its caption states "
+                         f"and those true of it; `mineclip play clips` writes them): {len(missing)} of "
+                         f"{len(metas)} clips in this batch have none")
+    return [minimal_pair(t, m["says"], m["holds"], rng) for t, m in zip(texts, metas)]
