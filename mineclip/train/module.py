@@ -228,7 +228,9 @@ class MineCLIPModule(pl.LightningModule):
         return self.model.logit_scale.clamp(max=self.model.config.logit_scale_max)
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
-        self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]))
+        # texts per step: the captions, and with minimal pairs as many again
+        texts = len(batch["tokens"]) * (2 if self.hparams.minimal_pairs else 1)
+        self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]), texts)
         hard = None
         if self.hparams.minimal_pairs:
             v, t, hard = self.embed_with_pairs(batch)
@@ -326,16 +328,16 @@ class MineCLIPModule(pl.LightningModule):
         self.skipped = Counter(meta.get("skipped") or {})
 
 
-def count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int) -> int:
+def count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int, texts: int | None = None) -> int:
     """FLOPs of a training step of MineCLIP (forward, contrastive logits, backward of what trains)
-    for `batch` clips of `frames` frames and captions of `tokens` positions."""
+    for `batch` clips of `frames` frames and `texts` (default: `batch`) captions of `tokens` positions."""
     from lightning_fabric.utilities.throughput import measure_flops
 
     with torch.inference_mode(False), torch.enable_grad():  # the monitor asks from inside inference mode
-        return _count_step_flops(config, batch, frames, tokens, measure_flops)
+        return _count_step_flops(config, batch, frames, tokens, texts or batch, measure_flops)
 
 
-def _count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int, measure_flops) -> int:
+def _count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int, texts: int, measure_flops) -> int:
     with torch.device("meta"):
         model = MineCLIP(config)
     h, w = config.vision.resolution
@@ -343,7 +345,7 @@ def _count_step_flops(config: ModelConfig, batch: int, frames: int, tokens: int,
     def step():
         video = model.aggregate(model.encode_frames(torch.empty(batch, frames, 3, h, w, dtype=torch.uint8,
                                                                 device="meta")))
-        text = model.text(torch.empty(batch, tokens, dtype=torch.long, device="meta"))
+        text = model.text(torch.empty(texts, tokens, dtype=torch.long, device="meta"))
         v, t = model.embed_pair(video, text)
         return model.logit_scale.exp() * v @ t.t()
 

@@ -63,6 +63,7 @@ def test_step_flops_are_counted_on_a_meta_copy_and_grow_with_the_batch():
     assert small > 0 and large == pytest.approx(2 * small, rel=0.05)
     frozen = get_config(MICRO, trainable_blocks=0)
     assert count_step_flops(frozen, 2, 4, 16) < small  # no weight gradients for frozen blocks
+    assert small < count_step_flops(cfg, 2, 4, 16, texts=4) < large  # minimal pairs: twice the texts
 
 
 def test_last_ckpt_holds_the_final_step_when_training_ends_between_two_saves(shards, tmp_path):
