@@ -18,6 +18,13 @@ it records per clip (`meta.says`, what the caption states; `meta.holds`, what is
 The result is false of its clip by construction (nothing is named that `holds` has), so it is a
 negative of that clip alone (`ContrastiveLoss(hard_text=...)`); whether it is true of another
 clip does not matter.
+
+Which absent thing is named (`DRAWS`): `uniform`, any absent kind alike, or `balanced`, each in
+proportion to how many clips of the batch have it in view. Drawn uniformly, the rare kinds (lava,
+a skeleton) are named in most pairs, so "lava" becomes a phrase that is usually false, and the
+model can meet the pairs by a prior over phrases instead of by looking (the first run lost
+`find_lava` and the water tasks: docs/quality.md); balanced, a phrase is a negative about as
+often as the thing is there.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
 # suite's own (not the rare diamond, table and furnace, which the narrator names only for the
 # clips that place or find them)
 KINDS = ("cow", "zombie", "skeleton", "water", "lava", "tree", "sand", "stone")
+DRAWS = ("uniform", "balanced")
 
 
 def _time_phrases(time: str) -> list[str]:
@@ -46,11 +54,19 @@ def _stated(text: str, fact: str) -> str | None:
     return max(found, key=len) if found else None
 
 
-def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random) -> str:
+def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random,
+                 weights: dict[str, float] | None = None) -> str:
     """`text` with one statement about the scene made false (see the module); `says` and `holds` are
-    the clip's facts as the narrator records them."""
+    the clip's facts as the narrator records them; `weights`: how likely each kind is to be the one
+    named when it is absent (None, or all absent kinds at 0: alike)."""
     held = set(holds)
     absent = [k for k in KINDS if f"view:{k}" not in held]
+    weighted = bool(weights) and any(weights.get(k, 0) > 0 for k in absent)
+    if weighted:
+        absent = [k for k in absent if weights.get(k, 0) > 0]
+        pick = lambda: rng.choices(absent, [weights[k] for k in absent])[0]  # noqa: E731
+    else:
+        pick = lambda: rng.choice(absent)  # noqa: E731
     night = "time:night" in held
     swaps = [f for f in says if f.split(":", 1)[0] in ("view", "near", "time")]
     rng.shuffle(swaps)
@@ -61,17 +77,28 @@ def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: rand
         if fact.startswith("time:"):
             return text.replace(phrase, rng.choice(_time_phrases("day" if fact == "time:night" else "night")), 1)
         if absent:
-            return text.replace(phrase, rng.choice(VIEW[rng.choice(absent)]), 1)
-    # nothing about the scene said (or nothing to swap it for): add one false statement
-    options = [VIEW[k] for k in absent] + [_time_phrases("day" if night else "night")]
-    return f"{text}, {rng.choice(rng.choice(options))}"
+            return text.replace(phrase, rng.choice(VIEW[pick()]), 1)
+    # nothing about the scene said (or nothing to swap it for): add one false statement, each absent
+    # kind (or, balanced, all of them together) as likely as the other time of day
+    other_time = _time_phrases("day" if night else "night")
+    if not weighted:
+        return f"{text}, {rng.choice(rng.choice([VIEW[k] for k in absent] + [other_time]))}"
+    if absent and rng.random() < len(absent) / (len(absent) + 1):
+        return f"{text}, {rng.choice(VIEW[pick()])}"
+    return f"{text}, {rng.choice(other_time)}"
 
 
-def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Random) -> list[str]:
-    """One minimal pair per clip of a batch; every meta must carry the narrator's `says` and `holds`."""
+def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Random, draw: str = "uniform") -> list[str]:
+    """One minimal pair per clip of a batch (`draw`: see the module); every meta must carry the
+    narrator's `says` and `holds`."""
+    if draw not in DRAWS:
+        raise ValueError(f"minimal pairs are drawn {' or '.join(DRAWS)}, got {draw!r}")
     missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
     if missing:
         raise ValueError("minimal_pairs needs each clip's meta 'says' and 'holds' (the facts its caption states "
                          f"and those true of it; `mineclip play clips` writes them): {len(missing)} of "
                          f"{len(metas)} clips in this batch have none")
-    return [minimal_pair(t, m["says"], m["holds"], rng) for t, m in zip(texts, metas)]
+    weights = None
+    if draw == "balanced":  # how many clips of the batch have each kind in view
+        weights = {k: sum(f"view:{k}" in m["holds"] for m in metas) for k in KINDS}
+    return [minimal_pair(t, m["says"], m["holds"], rng, weights) for t, m in zip(texts, metas)]

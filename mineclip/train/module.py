@@ -20,6 +20,7 @@ from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, fact_ids, positive_targets, stable_id
+from .minimal_pairs import DRAWS
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
 from .optim import (
     BETAS,
@@ -86,10 +87,11 @@ class MineCLIPModule(pl.LightningModule):
     positive per clip). With "caption" the loss equals the one-positive loss (identical
     captions embed identically) and only in-batch R@1 counts repeats as hits; a meta field that
     groups different captions changes the loss.
-    minimal_pairs: each clip's caption with one statement about the scene made false (a thing in view
-    that is not, the wrong time of day; `mineclip.train.minimal_pairs`, from the narrator's meta
-    "says" and "holds") joins the texts as a negative of that clip alone (NegCLIP's hard negatives):
-    the model is asked to tell "a cow nearby" from "a zombie is coming" on the same clip.
+    minimal_pairs: "none", or how the absent thing is drawn ("uniform", "balanced"): each clip's caption
+    with one statement about the scene made false (a thing in view that is not, the wrong time of
+    day; `mineclip.train.minimal_pairs`, from the narrator's meta "says" and "holds") joins the
+    texts as a negative of that clip alone (NegCLIP's hard negatives): the model is asked to tell
+    "a cow nearby" from "a zombie is coming" on the same clip.
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
     once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
@@ -112,7 +114,7 @@ class MineCLIPModule(pl.LightningModule):
         total_steps: int | None = None,
         positives: str = "caption",
         gather_with_grad: bool = True,
-        minimal_pairs: bool = False,
+        minimal_pairs: str = "none",
         compile: bool = False,
     ):
         super().__init__()
@@ -129,6 +131,8 @@ class MineCLIPModule(pl.LightningModule):
         if positives not in ("none", "caption", "truth") and not positives.startswith("meta."):
             raise ValueError(f"positives must be 'none', 'caption', 'truth' or 'meta.<field>', got {positives!r}")
         self.positives = positives
+        if minimal_pairs not in ("none", *DRAWS):
+            raise ValueError(f"minimal_pairs must be 'none' or one of {DRAWS}, got {minimal_pairs!r}")
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         self.skipped: Counter = Counter()
         self.best_metrics: dict[str, float] = {}
@@ -193,7 +197,7 @@ class MineCLIPModule(pl.LightningModule):
         """(video, text, minimal-pair text) embeddings [B, D]: the captions and their minimal pairs
         (`minimal_pairs`) go through the text tower together."""
         rng = random.Random(torch.initial_seed() * 1_000_003 + self.global_step * 1009 + self.global_rank)
-        pairs = make_minimal_pairs(batch["text"], batch["meta"], rng)
+        pairs = make_minimal_pairs(batch["text"], batch["meta"], rng, self.hparams.minimal_pairs)
         tokens = torch.cat([batch["tokens"], tokenize(pairs, self.model.config.text.context_length).to(batch["tokens"].device)])
         video, text = self.model.embed_pair(self.model.encode_video(batch["video"]), self.model.encode_text(tokens))
         b = len(video)
@@ -229,10 +233,10 @@ class MineCLIPModule(pl.LightningModule):
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         # texts per step: the captions, and with minimal pairs as many again
-        texts = len(batch["tokens"]) * (2 if self.hparams.minimal_pairs else 1)
+        texts = len(batch["tokens"]) * (1 if self.hparams.minimal_pairs == "none" else 2)
         self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]), texts)
         hard = None
-        if self.hparams.minimal_pairs:
+        if self.hparams.minimal_pairs != "none":
             v, t, hard = self.embed_with_pairs(batch)
         else:
             v, t = self.embed(batch)

@@ -54,6 +54,27 @@ def test_a_caption_silent_about_the_scene_gets_one_false_statement():
 def test_clips_without_the_narrators_facts_are_refused():
     with pytest.raises(ValueError, match="'says' and 'holds'"):
         minimal_pairs(["chop a tree"], [{"event": "collect_wood"}], random.Random(0))
+    with pytest.raises(ValueError, match="drawn uniform or balanced"):
+        minimal_pairs(["chop a tree"], [{"says": [], "holds": []}], random.Random(0), draw="rare")
+
+
+def test_balanced_draws_name_absent_things_as_often_as_the_batch_has_them():
+    # 30 clips see water, 10 see lava, 1 a skeleton, the clip at hand none of them
+    metas = ([{"says": ["event:none"], "holds": ["event:none", "view:water", "time:day"]}] * 30
+             + [{"says": ["event:none"], "holds": ["event:none", "view:lava", "time:day"]}] * 10
+             + [{"says": ["event:none"], "holds": ["event:none", "view:skeleton", "time:day"]}]
+             + [{"says": ["event:none", "view:cow"], "holds": ["event:none", "view:cow", "time:day"]}])
+    texts = ["looking around"] * 41 + ["looking around, a cow nearby"]
+    named = {"balanced": [], "uniform": []}
+    for draw in named:
+        rng = random.Random(0)
+        for _ in range(300):
+            named[draw] += named_kinds(minimal_pairs(texts, metas, rng, draw)[-1].removeprefix("looking around, "))
+    balanced = {k: named["balanced"].count(k) for k in ("water", "lava", "skeleton", "zombie", "sand")}
+    assert balanced["zombie"] == balanced["sand"] == 0  # no clip of the batch has them: never named
+    assert balanced["water"] > 2 * balanced["lava"] > 0 and balanced["skeleton"] < balanced["lava"]
+    uniform = {k: named["uniform"].count(k) for k in ("water", "lava", "zombie")}
+    assert min(uniform.values()) > 20 and max(uniform.values()) < 2 * min(uniform.values())
 
 
 @pytest.mark.parametrize("keys", [None, torch.tensor([[1], [1], [2]])])

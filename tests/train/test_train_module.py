@@ -237,7 +237,7 @@ def test_a_training_step_with_minimal_pairs_hands_each_clip_its_own_hard_negativ
 
     from mineclip.model import tokenize
 
-    module = MineCLIPModule(MICRO, positives="meta.event", minimal_pairs=True)
+    module = MineCLIPModule(MICRO, positives="meta.event", minimal_pairs="balanced")
     texts = ["looking around, a cow nearby", "chop a tree"]
     batch = {"video": torch.zeros(2, NUM_FRAMES, 3, *RESOLUTION, dtype=torch.uint8), "tokens": tokenize(texts),
              "text": texts,
@@ -259,3 +259,5 @@ def test_a_training_step_with_minimal_pairs_hands_each_clip_its_own_hard_negativ
     assert not torch.allclose(hard, t, atol=1e-3)
     with pytest.raises(ValueError, match="'says' and 'holds'"):
         module.training_step(batch | {"meta": [{"event": None}, {"event": None}]}, 0)
+    with pytest.raises(ValueError, match="minimal_pairs must be"):
+        MineCLIPModule(MICRO, minimal_pairs="true")
