@@ -86,7 +86,11 @@ def _record_task(args: tuple) -> list[dict]:
 
 def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, workers: int | None = None,
                    progress: bool = True) -> EvalsetResult:
-    """Record the evaluation set of `settings.tasks` into out_dir (videos/ and evalset.jsonl)."""
+    """Record the evaluation set of `settings.tasks` into out_dir (videos/ and evalset.jsonl).
+
+    evalset.jsonl appears only once every task is recorded (written beside it, then renamed): a
+    process killed half way leaves none, so a caller that records "if the file is missing" (the
+    pipeline's perception stage) records again instead of judging half a set."""
     from tqdm import tqdm
 
     t0 = time.time()
@@ -98,7 +102,8 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
     args = [(t, str(out), settings) for t in settings.tasks]
     workers = min(workers or os.cpu_count() or 1, max(len(args), 1))
     counts = {}
-    with open(path, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:
         pool = worker_pool(workers) if workers > 1 else None
         try:
             # in task order, so that every run writes the same file (the tasks take unequal times)
@@ -115,4 +120,5 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
             if pool:
                 pool.close()
                 pool.join()
+    os.replace(partial, path)
     return EvalsetResult(str(path), counts, time.time() - t0)

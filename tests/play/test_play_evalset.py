@@ -1,3 +1,5 @@
+import pytest
+
 from mineclip.play.cli import main
 from mineclip.play.evalset import EvalsetSettings, record_evalset
 from mineclip.play.record import read_jsonl
@@ -48,3 +50,23 @@ def test_evalset_command_refuses_an_unknown_task_before_playing(tmp_path, capsys
     assert main(["evalset", "--out", str(tmp_path / "ev"), "--tasks", "harvest_wod", "--per-label", "1"]) == 1
     assert "unknown task 'harvest_wod'" in capsys.readouterr().err
     assert not (tmp_path / "ev").exists()
+
+
+def test_a_recording_killed_half_way_leaves_no_evalset_to_mistake_for_a_whole_one(tmp_path, monkeypatch):
+    import mineclip.play.evalset as evalset
+
+    record = evalset._record_task
+
+    def dies_on_the_second(args):
+        if args[0] == "find_water":
+            raise KeyboardInterrupt("killed")
+        return record(args)
+
+    monkeypatch.setattr(evalset, "_record_task", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        record_evalset(tmp_path, EvalsetSettings(["harvest_wood", "find_water"], 1, worlds=2), workers=1, progress=False)
+    assert not (tmp_path / "evalset.jsonl").exists()  # the perception stage records again, not half a set
+    monkeypatch.setattr(evalset, "_record_task", record)
+    result = record_evalset(tmp_path, EvalsetSettings(["harvest_wood", "find_water"], 1, worlds=2), workers=1, progress=False)
+    assert set(result.counts) == {"harvest_wood", "find_water"} and (tmp_path / "evalset.jsonl").is_file()
+    assert not (tmp_path / "evalset.jsonl.partial").exists()
