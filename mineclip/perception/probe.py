@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mineclip.evaluate.judge import roc_auc
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
 
 from .calibrate import LabelledFrame, collect_frames, frame_probs, probes
@@ -40,9 +41,9 @@ class ProbeRow:
 
 
 def _auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    from sklearn.metrics import roc_auc_score
-
-    return float(roc_auc_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+    """`evaluate.judge.roc_auc`, NaN without both labels."""
+    auc = roc_auc(scores, labels)
+    return float("nan") if auc is None else auc
 
 
 def _fit_predict(x_fit: np.ndarray, y_fit: np.ndarray, x_eval: np.ndarray, c: float = 1.0) -> np.ndarray:
@@ -79,12 +80,9 @@ def tile_labels(frames: list[LabelledFrame], kind: str) -> np.ndarray:
 def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
                      pixel_reference: bool = True) -> list[ProbeRow]:
     """One row per probe condition (see the module) on frames labelled by the simulator."""
-    import torch
-
     conds = probes()
-    with torch.inference_mode():
-        emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).float().cpu().numpy()
-        emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).float().cpu().numpy()
+    emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).cpu().numpy()
+    emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).cpu().numpy()
     text = frame_probs(Percipient(reward_model), held_out, conds)
     px_fit = px_eval = None
     rows = []

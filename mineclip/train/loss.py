@@ -49,6 +49,17 @@ def stable_id(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=7).digest(), "little") + 1
 
 
+def clip_facts(metas: list, needed_by: str) -> tuple[list, list]:
+    """The narrator's facts of each clip of a batch: (says, holds) lists from its meta; a clip without
+    them is a ValueError that names what needed them (`needed_by`)."""
+    missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
+    if missing:
+        raise ValueError(f"{needed_by} needs each clip's meta 'says' and 'holds' (the facts its caption states "
+                         f"and those true of it; `mineclip play clips` writes them): {len(missing)} of "
+                         f"{len(metas)} clips in this batch have none")
+    return [m["says"] for m in metas], [m["holds"] for m in metas]
+
+
 def fact_ids(facts: list, width: int) -> torch.Tensor:
     """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of their
     `stable_id`s, zero-padded."""

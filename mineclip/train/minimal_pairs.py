@@ -34,6 +34,8 @@ from collections.abc import Sequence
 
 from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
 
+from .loss import clip_facts
+
 # The things in view a swap may name: the creatures and terrain of MP5's context tasks and the
 # suite's own (not the rare diamond, table and furnace, which the narrator names only for the
 # clips that place or find them)
@@ -93,12 +95,8 @@ def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Rando
     narrator's `says` and `holds`."""
     if draw not in DRAWS:
         raise ValueError(f"minimal pairs are drawn {' or '.join(DRAWS)}, got {draw!r}")
-    missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
-    if missing:
-        raise ValueError("minimal_pairs needs each clip's meta 'says' and 'holds' (the facts its caption states "
-                         f"and those true of it; `mineclip play clips` writes them): {len(missing)} of "
-                         f"{len(metas)} clips in this batch have none")
+    says, holds = clip_facts(metas, "minimal_pairs")
     weights = None
     if draw == "balanced":  # how many clips of the batch have each kind in view
-        weights = {k: sum(f"view:{k}" in m["holds"] for m in metas) for k in KINDS}
-    return [minimal_pair(t, m["says"], m["holds"], rng, weights) for t, m in zip(texts, metas)]
+        weights = {k: sum(f"view:{k}" in h for h in holds) for k in KINDS}
+    return [minimal_pair(t, s, h, rng, weights) for t, s, h in zip(texts, says, holds)]

@@ -19,7 +19,7 @@ from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
-from .loss import ContrastiveLoss, fact_ids, positive_targets, stable_id
+from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import DRAWS
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
 from .optim import (
@@ -217,15 +217,9 @@ class MineCLIPModule(pl.LightningModule):
         """(says, holds) fact ids [B, FACTS] of each clip for `positives: truth`, else None."""
         if self.positives != "truth":
             return None
-        metas = batch["meta"]
-        missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
-        if missing:
-            raise ValueError("positives: truth needs each clip's meta 'says' and 'holds' (the facts its caption "
-                             f"states and those true of it; `mineclip play clips` writes them): {len(missing)} of "
-                             f"{len(metas)} clips in this batch have none")
+        says, holds = clip_facts(batch["meta"], "positives: truth")
         device = batch["tokens"].device
-        return (fact_ids([m["says"] for m in metas], FACTS).to(device),
-                fact_ids([m["holds"] for m in metas], FACTS).to(device))
+        return fact_ids(says, FACTS).to(device), fact_ids(holds, FACTS).to(device)
 
     def logit_scale(self) -> torch.Tensor:
         # Clamped in the forward too: under ZeRO the optimiser's master copy is what steps.
