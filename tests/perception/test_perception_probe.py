@@ -5,6 +5,7 @@ import runpy
 from pathlib import Path
 
 import numpy as np
+import pytest
 from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
@@ -45,3 +46,8 @@ def test_probe_rows_for_an_artifact_and_its_untrained_twin(tmp_path):
     assert [r.pixels for r in result["untrained"]] == [r.pixels for r in result[art]]
     bench = runpy.run_path(str(REPO / "bench" / "probe.py"))
     assert "main" in bench
+
+
+def test_probing_nothing_is_refused():
+    with pytest.raises(ValueError, match="no artifact"):
+        probe_artifacts([])
