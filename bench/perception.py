@@ -12,7 +12,8 @@
 
     python bench/perception.py                           # runs/default/artifact
     python bench/perception.py --model DIR --json        # one JSON object: per-condition F1, per-level success
-    python bench/perception.py --refit                   # fit the thresholds again (perception.json)
+    python bench/perception.py --refit                   # fit the head and thresholds again
+    python bench/perception.py --no-head                 # every condition asked in words (the head not used)
     python bench/perception.py --no-judge                # skip table 3
 
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
@@ -89,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fit-worlds", type=int, default=160, help="training worlds whose frames fit the thresholds")
     p.add_argument("--eval-worlds", type=int, default=160, help="held-out worlds whose frames measure reliability")
     p.add_argument("--tasks", default="", help="comma-separated context task ids (default: all)")
-    p.add_argument("--refit", action="store_true", help="fit the thresholds again and overwrite perception.json")
+    p.add_argument("--refit", action="store_true",
+                   help="fit the head and thresholds again and overwrite perception_head.safetensors and perception.json")
+    p.add_argument("--no-head", action="store_true",
+                   help="ask every condition in words (thresholds fitted for that, not saved), not the trained head")
     p.add_argument("--no-judge", action="store_true", help="skip the judge by conditions (table 3)")
     p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl", help="the pipeline's evaluation set")
     p.add_argument("--context-dir", default="runs/default/perception/context-evalset",
@@ -100,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no artifact at {a.model}: run `mineclip pipeline` first or pass --model", file=sys.stderr)
         return 1
     result = run_benchmark(BenchSettings(a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit,
-                                         tasks=[t for t in a.tasks.split(",") if t], progress=not a.json))
-    judges = None if a.no_judge else run_judges(JudgeSettings(a.model, a.labels, a.context_dir, progress=not a.json))
+                                         head=not a.no_head, tasks=[t for t in a.tasks.split(",") if t],
+                                         progress=not a.json))
+    judges = None if a.no_judge else run_judges(JudgeSettings(a.model, a.labels, a.context_dir, head=not a.no_head,
+                                                              progress=not a.json))
     if a.json:
         out = summary(result)
         if judges:

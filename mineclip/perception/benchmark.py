@@ -42,6 +42,7 @@ class BenchSettings:
     eval_worlds: int = 160  # held-out worlds whose frames measure reliability
     refit: bool = False  # fit again even when the artifact has perception.json
     untrained: bool = True
+    head: bool = True  # the trained head answers the conditions it knows (False: every one in words)
     tasks: list[str] = field(default_factory=list)  # default: every mp5-context task
     seed: int = 0
     progress: bool = True
@@ -55,7 +56,7 @@ def reliability(percipient: Percipient, frames) -> dict[str, dict]:
     out = {}
     for j, c in enumerate(conds):
         truth = np.array([c.seen(f.state) for f in frames])
-        band = percipient.band(c.key)
+        band = percipient.band(c)
         decisions = np.array([decide(p, band)[0] for p in probs[:, j]])
         yes, no = decisions == "yes", decisions == "no"
         tp, fp = int((yes & truth).sum()), int((yes & ~truth).sum())
@@ -92,15 +93,28 @@ def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
     return out
 
 
-def load_percipient(rm, artifact: str | None, fit_frames, refit: bool) -> tuple[Percipient, str]:
-    """A Percipient with the artifact's saved thresholds, or thresholds fitted now (saved when an artifact)."""
-    saved = load_thresholds(artifact) if artifact and not refit else {}
-    if saved:
-        return Percipient(rm, saved), "read from perception.json"
-    thresholds = fit_thresholds(Percipient(rm, {}), fit_frames())
-    if artifact:
-        save_thresholds(artifact, thresholds)
-    return Percipient(rm, thresholds), "fitted on training worlds" + (" and saved" if artifact else "")
+def load_percipient(rm, artifact: str | None, fit_frames, refit: bool, head: bool = True) -> tuple[Percipient, str]:
+    """A Percipient with the artifact's saved head and thresholds, or both fitted now on training
+    worlds (saved when an artifact). A model whose patches are not the simulator's tiles has no
+    head (`head.supports`). `head=False` asks every condition in words, with thresholds fitted now
+    and not saved (the artifact's own are fitted with its head)."""
+    from .head import fit_head, load_head, supports
+
+    own = head  # the artifact's own setting: what is read and saved
+    head = head and supports(rm)
+    if own and artifact and not refit:
+        saved, saved_head = load_thresholds(artifact), load_head(artifact, rm) if head else None
+        if saved and (saved_head is not None or not head):
+            return Percipient(rm, saved, saved_head), "read from perception.json" + (
+                " and perception_head.safetensors" if head else "")
+    percipient = Percipient(rm, {}, fit_head(rm, fit_frames()) if head else None)
+    percipient.thresholds = fit_thresholds(percipient, fit_frames())
+    if artifact and own:
+        save_thresholds(artifact, percipient.thresholds)
+        if head:
+            percipient.head.save(artifact)
+    what = "head and thresholds" if head else "thresholds (in words)"
+    return percipient, f"{what} fitted on training worlds" + (" and saved" if artifact and own else "")
 
 
 def run_benchmark(s: BenchSettings) -> dict:
@@ -135,9 +149,9 @@ def _run_benchmark(s: BenchSettings) -> dict:
         return cache["fit"]
 
     trained = RewardModel.load(s.model)
-    models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit)}
+    models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit, s.head)}
     if s.untrained:
-        models["untrained"] = load_percipient(trained.untrained_twin(s.seed), None, fit_frames, True)
+        models["untrained"] = load_percipient(trained.untrained_twin(s.seed), None, fit_frames, True, s.head)
     fit_seconds = time.time() - t0
     held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1)
     reliab = {name: reliability(p, held_out) for name, (p, _) in models.items()}
@@ -168,6 +182,7 @@ class JudgeSettings:
     per_label: int = 10  # successes and failures per context task, on held-out worlds
     negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
     tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
+    head: bool = True  # the artifact's trained head scores the conditions it knows (when it has one)
     workers: int = 2
     progress: bool = True
 
@@ -193,11 +208,13 @@ def run_judges(s: JudgeSettings) -> dict:
     from mineclip.tasks.negatives import negatives_for
 
     from .calibrate import context_tasks
+    from .head import load_head, supports
     from .judge import compare, score_trajectories, write_abstained
 
     t0 = time.time()
     rm = RewardModel.load(s.model)
     thresholds = load_thresholds(s.model)
+    head = load_head(s.model, rm) if s.head and supports(rm) else None
     context = Path(s.context_dir)
     if not (context / FILE_NAME).is_file():
         ids = s.tasks or [t.id for t in context_tasks()]
@@ -210,7 +227,7 @@ def run_judges(s: JudgeSettings) -> dict:
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,
-                                                s.progress)
+                                                s.progress, head)
         tasks = compare(verdicts)
         entry = {"labels": str(path), "tasks": tasks, "problems": problems, "by_kind": {},
                  "abstain": float(np.mean([v.abstain for v in verdicts]))}

@@ -5,7 +5,9 @@ at every time of day, by the scripted agent with random turns; each frame is lab
 probe condition (`probes`) by `Condition.seen` on the state it shows. Per condition key the band
 is: `hi` the lowest P whose `yes` answers reach the target precision, `lo` the highest P whose `no`
 answers do; P in between is unsure. A key without enough frames of both labels gets no band (its
-answers stay unsure). The thresholds are written beside the artifact as `perception.json`.
+answers stay unsure). Each band records whether it was fitted on the head's P or the words'
+(`by`), and is used only for P from the same source. The thresholds are written beside the
+artifact as `perception.json`.
 """
 
 from __future__ import annotations
@@ -107,9 +109,9 @@ def fit_band(probs, labels, target: float = TARGET, min_frames: int = MIN_FRAMES
 
 
 def frame_probs(percipient: Percipient, frames: list[LabelledFrame], conds: list[Condition]) -> np.ndarray:
-    """P [frames, conditions] of each probe condition on each single frame."""
-    groups = [[c.text, *c.alternative_texts()] for c in conds]
-    return percipient.frame_probs(np.stack([f.frame for f in frames]), groups)
+    """P [frames, conditions] of each probe condition on each single frame (the Percipient's own:
+    its head's where it has one that knows the condition, else the words')."""
+    return percipient.condition_probs(np.stack([f.frame for f in frames]), conds)
 
 
 def whole_probs(percipient: Percipient, frames: list[LabelledFrame]) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +136,7 @@ def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: 
     for j, c in enumerate(conds):
         band = fit_band(probs[:, j], [c.seen(f.state) for f in frames], target)
         if band is not None:
-            bands[c.key] = band
+            bands[c.key] = band | {"by": percipient.source(c)}
     wp, wl = whole_probs(percipient, frames)
     return {"target_precision": target, "frames": len(frames), "conditions": bands, WHOLE: fit_band(wp, wl, target)}
 

@@ -21,6 +21,7 @@ from mineclip.sim.state import WorldState, brightness
 from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW
 
 ASPECTS = ("object", "creature", "terrain", "time", "brightness", "agent", "event")
+THINGS = ("creature", "terrain", "object")  # the aspects of things a frame shows in its tiles
 CREATURES = ("cow", "zombie", "skeleton")
 TERRAIN = ("water", "sand", "grass", "lava")
 OBJECTS = ("tree", "stone", "coal", "iron", "diamond", "table", "furnace", "plant")
@@ -86,6 +87,11 @@ class Condition:
         """Whether the condition can be asked of a frame (event conditions need the whole clip)."""
         return self.aspect != "event"
 
+    @property
+    def need(self) -> int:
+        """How many of the thing must be in view (`in_view`'s count; 1 when the schema says none)."""
+        return max([arg for key, arg in self.checks if key == "in_view"] or [1])
+
     def holds(self, state: WorldState) -> bool:
         """The ground truth on the simulator's state."""
         return all(_check(key, arg, self.subject, state) for key, arg in self.checks)
@@ -93,9 +99,8 @@ class Condition:
     def seen(self, state: WorldState) -> bool:
         """What one frame can show: the thing in view (as many as the task asks), the time, the light.
         How near it is belongs to the agent's local sense (`local`), as MP5's 3x3x3 voxels do."""
-        if self.aspect in ("creature", "terrain", "object"):
-            need = max([arg for key, arg in self.checks if key == "in_view"] or [1])
-            return state.count(self.subject) >= need
+        if self.aspect in THINGS:
+            return state.count(self.subject) >= self.need
         return self.holds(state)
 
     def local(self, state: WorldState) -> bool:
@@ -112,7 +117,7 @@ class Condition:
     def alternative_texts(self) -> list[str]:
         """The negatives this condition's text is scored against."""
         texts = [c.text for c in self.alternatives()]
-        return texts + ([NOTHING] if self.aspect in ("creature", "terrain", "object") else [])
+        return texts + ([NOTHING] if self.aspect in THINGS else [])
 
 
 def _check(key: str, arg, subject: str, state: WorldState) -> bool:

@@ -9,7 +9,11 @@ as one condition, and a task without a criterion (creative) its prompt alone: fo
 judges score the same. Both judges use the paper's rule (mean step reward, the mean of two K-means
 centroids per task). At the window where the combined P is highest, the condition with the lowest
 P is the one reported as failed, and a condition whose P lies in its unsure band (the Percipient's
-thresholds) makes the judge abstain on that trajectory. Abstained trajectories can be written as a
+thresholds) makes the judge abstain on that trajectory. With the Percipient's trained head
+(`mineclip.perception.head`), the conditions it knows take its P on each frame instead of their
+words' (chance level 0 in the soft AND's chance instead of 1/N, so the judge's reward is then the
+combined P itself), with a thing's `near` read from where its tiles are; its band (fitted on P of
+what a frame shows) is applied to that P. Abstained trajectories can be written as a
 trajectory file that `mineclip label` serves to people.
 """
 
@@ -22,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .conditions import conditions_of
+from .conditions import Condition, conditions_of
 from .percipient import decide
 
 
@@ -46,8 +50,10 @@ class Verdict:
         return bool(self.unsure)
 
 
-def task_conditions(task_id: str, prompt: str, negatives_for: Callable[[str], list[str]]) -> list[tuple[str, str, list[str]]]:
-    """(key, text, negatives) per condition of a task; the prompt alone when it has no criterion."""
+def task_conditions(task_id: str, prompt: str, negatives_for: Callable[[str], list[str]]
+                    ) -> list[tuple[str, str, list[str], Condition | None]]:
+    """(key, text, negatives, condition) per condition of a task; the prompt alone (condition None)
+    when it has no criterion."""
     from mineclip.tasks.registry import get_task
 
     try:
@@ -55,19 +61,41 @@ def task_conditions(task_id: str, prompt: str, negatives_for: Callable[[str], li
         conds = conditions_of(task) if task.success and "any" not in json.dumps(task.success) else []
     except KeyError:
         conds = []
-    out = [(c.key, c.text, c.alternative_texts()) for c in conds if c.perceivable and c.alternative_texts()]
+    out = [(c.key, c.text, c.alternative_texts(), c) for c in conds if c.perceivable and c.alternative_texts()]
     if not out or any(not c.perceivable for c in conds):
-        out.append(("prompt", prompt, list(negatives_for(prompt))))
+        out.append(("prompt", prompt, list(negatives_for(prompt)), None))
     return out
 
 
-def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False
-                       ) -> tuple[list[Verdict], list]:
-    """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones."""
+def condition_probs(rm, frames, feats, conds: list, head=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per-condition P along a trajectory [T, C], each condition's chance level [C] and where its P
+    came from: the head's P on each frame where it knows the condition ("head", chance level 0: a
+    calibrated read-out of whether the condition holds, with no competing texts to share P with,
+    says 0 where nothing is there; a thing's `near` is read from where its tiles are, since the
+    labels say whether the whole criterion held), else its text among its negatives on the window
+    ending there ("text", chance 1/N)."""
+    sources = ["head" if head is not None and c is not None and head.knows(c) else "text" for *_, c in conds]
+    by_head = [j for j, src in enumerate(sources) if src == "head"]
+    by_text = [j for j, src in enumerate(sources) if src == "text"]
+    per, chance = np.zeros((len(feats), len(conds))), np.zeros(len(conds))
+    if by_text:
+        fn = rm.factored_fn([(conds[j][1], conds[j][2]) for j in by_text])
+        per[:, by_text] = fn.trajectory_from_features(feats).logits
+        chance[by_text] = [1.0 / len(g) for g in fn.groups]
+    if by_head:
+        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True)
+    return per, chance, sources
+
+
+def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False,
+                       head=None) -> tuple[list[Verdict], list]:
+    """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones. With a
+    `head` (`mineclip.perception.head`), the conditions it knows are scored by it."""
     from tqdm import tqdm
 
     from mineclip.evaluate.scoring import step_rewards
     from mineclip.evaluate.trajectories import load_frames
+    from mineclip.reward.factored import soft_and
 
     bands = (thresholds or {}).get("conditions") or {}
     verdicts, problems = [], []
@@ -80,13 +108,17 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         feats = rm.frame_features(frames)
         whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(feats)
         conds = task_conditions(traj.task, traj.prompt, negatives_for)
-        fact = rm.factored_fn([(t, n) for _, t, n in conds]).trajectory_from_features(feats)
-        best = int(np.argmax(fact.prob[1:]) + 1) if len(fact.prob) > 1 else 0
-        at_best = [float(p) for p in fact.logits[best]]
-        keys = [k for k, _, _ in conds]
-        unsure = [k for k, p in zip(keys, at_best) if bands.get(k) and decide(p, bands[k])[0] == "unsure"]
+        per, chance, sources = condition_probs(rm, frames, feats, conds, head)
+        prob = soft_and(per).numpy()
+        reward = np.maximum(prob - float(soft_and(chance)), 0.0)  # direct, at the combination's chance level
+        best = int(np.argmax(prob[1:]) + 1) if len(prob) > 1 else 0
+        at_best = [float(p) for p in per[best]]
+        keys = [k for k, _, _, _ in conds]
+        usable = [bands.get(k) if bands.get(k) and bands[k].get("by", "text") == src else None
+                  for k, src in zip(keys, sources)]
+        unsure = [k for k, p, band in zip(keys, at_best, usable) if band and decide(p, band)[0] == "unsure"]
         verdicts.append(Verdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
-                                float(step_rewards(fact.reward).mean()), keys, at_best,
+                                float(step_rewards(reward).mean()), keys, at_best,
                                 keys[int(np.argmin(at_best))], unsure, traj.record))
     return verdicts, problems
 

@@ -1,7 +1,9 @@
 """The Percipient: the learned model asked about one condition at a time, with an unsure band.
 
 `perceive(frames, conditions)` scores each condition's text against its minimal-pair alternatives
-(softmax over [text, *alternatives]) on the latest ego-view frames, and turns the probability into
+(softmax over [text, *alternatives]) on the latest ego-view frames, or, for the conditions a
+trained head knows (`mineclip.perception.head`: read-outs of the frozen frame encoder fitted on
+labelled frames, as MP5's Percipient is trained), takes the head's P on the newest frame; it turns the probability into
 a decision with the thresholds fitted on training worlds (`mineclip.perception.calibrate`): `yes`
 at or above `hi`, `no` at or below `lo`, `unsure` in between. A condition the thresholds do not
 know (never calibrated, so never trained for), or one that a frame cannot show (events, the
@@ -65,14 +67,24 @@ def as_frames(frames) -> np.ndarray:
 
 class Percipient:
     """A reward model (`mineclip.reward.RewardModel`) asked about conditions; `thresholds` as
-    `calibrate.fit_thresholds` makes them (empty: every answer is unsure)."""
+    `calibrate.fit_thresholds` makes them (empty: every answer is unsure). With a `head`
+    (`mineclip.perception.head`), the conditions it knows are answered by its read-outs of the
+    newest frame instead of in words; each band says which of the two it was fitted on."""
 
-    def __init__(self, reward_model, thresholds: dict | None = None):
+    def __init__(self, reward_model, thresholds: dict | None = None, head=None):
         self.rm = reward_model
         self.thresholds = thresholds or {}
+        self.head = head
 
-    def band(self, key: str) -> dict | None:
-        return (self.thresholds.get("conditions") or {}).get(key)
+    def source(self, c: Condition) -> str:
+        """Where a condition's P comes from: "head" (the trained read-out) or "text" (its words)."""
+        return "head" if self.head is not None and self.head.knows(c) else "text"
+
+    def band(self, c: Condition) -> dict | None:
+        """The condition's fitted band, when it was fitted on P from the same source (bands of older
+        files, without "by", were fitted on words)."""
+        band = (self.thresholds.get("conditions") or {}).get(c.key)
+        return band if band and band.get("by", "text") == self.source(c) else None
 
     @torch.inference_mode()
     def _window(self, frames) -> torch.Tensor:
@@ -114,17 +126,37 @@ class Percipient:
                 j += len(group)
         return out
 
+    def condition_probs(self, frames, conditions: list[Condition]) -> np.ndarray:
+        """P [N, C] of each condition on each of N frames alone: the head's where it knows the
+        condition, else its text among its minimal pairs (the frame held for a whole window);
+        NaN for a condition a frame cannot show."""
+        x = as_frames(frames)
+        out = np.full((len(x), len(conditions)), np.nan)
+        by_head = [j for j, c in enumerate(conditions) if self.source(c) == "head"]
+        if by_head:
+            out[:, by_head] = self.head.probs(self.rm, x, [conditions[j] for j in by_head])
+        by_text = [j for j, c in enumerate(conditions)
+                   if j not in by_head and c.perceivable and c.alternative_texts()]
+        if by_text:
+            out[:, by_text] = self.frame_probs(x, [[conditions[j].text, *conditions[j].alternative_texts()]
+                                                   for j in by_text])
+        return out
+
     def perceive(self, frames, conditions: list[Condition]) -> list[Answer]:
-        """One answer per condition: P of its text against its minimal pairs, decided by its band."""
+        """One answer per condition: P (the head's on the newest frame, or its text against its
+        minimal pairs on the window of the newest frames), decided by its band."""
         check_conditions(conditions)
-        asked = [c for c in conditions if c.perceivable and c.alternative_texts()]
+        by_head = [c for c in conditions if self.source(c) == "head"]
+        asked = [c for c in conditions if c not in by_head and c.perceivable and c.alternative_texts()]
         probs = dict(zip(asked, self.probs(frames, [[c.text, *c.alternative_texts()] for c in asked])))
+        if by_head:
+            probs |= dict(zip(by_head, self.head.probs(self.rm, as_frames(frames)[-1:], by_head)[0]))
         answers = []
         for c in conditions:
             if c not in probs:
                 answers.append(Answer(c, float("nan"), "unsure", "not visible in a frame"))
                 continue
-            answers.append(Answer(c, probs[c], *decide(probs[c], self.band(c.key))))
+            answers.append(Answer(c, float(probs[c]), *decide(float(probs[c]), self.band(c))))
         return answers
 
     def perceive_whole(self, frames, conditions: list[Condition]) -> Answer:

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from mineclip.evaluate.judge import roc_auc
-from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
+from mineclip.sim.state import LOCAL_VIEW
 
 from .calibrate import LabelledFrame, collect_frames, frame_probs, probes
+from .conditions import THINGS
+from .head import TILE, tile_labels
 from .percipient import Percipient
-
-TILE = 16  # pixels per tile side in the simulator's frames (and per patch of the tiny configs)
-THINGS = ("creature", "terrain", "object")  # the aspects a tile shows
 
 
 @dataclass
@@ -67,23 +66,13 @@ def tiles(frames: list[LabelledFrame]) -> np.ndarray:
     return x.reshape(len(frames) * w * h, -1)
 
 
-def tile_labels(frames: list[LabelledFrame], kind: str) -> np.ndarray:
-    """Whether each tile of `tiles(frames)` shows `kind` (from the simulator's view)."""
-    w, h = LOCAL_VIEW
-    out = np.zeros((len(frames), w, h), bool)
-    for i, f in enumerate(frames):
-        for dx, dy in f.state.view.get(kind, ()):
-            out[i, dx + VIEW_OFFSET[0], dy + VIEW_OFFSET[1]] = True
-    return out.reshape(-1)
-
-
 def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
                      pixel_reference: bool = True) -> list[ProbeRow]:
     """One row per probe condition (see the module) on frames labelled by the simulator."""
     conds = probes()
     emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).cpu().numpy()
     emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).cpu().numpy()
-    text = frame_probs(Percipient(reward_model), held_out, conds)
+    text = frame_probs(Percipient(reward_model), held_out, conds)  # no head: the words' P
     px_fit = px_eval = None
     rows = []
     for j, c in enumerate(conds):

@@ -1,5 +1,5 @@
-"""MP5's context tasks in the pipeline's evaluation: the Percipient's thresholds fitted on training
-worlds and saved with the artifact, the context tasks recorded on held-out worlds, and both judges
+"""MP5's context tasks in the pipeline's evaluation: the Percipient's head and thresholds fitted on
+training worlds and saved with the artifact, the context tasks recorded on held-out worlds, and both judges
 (whole prompt, by conditions) on them and on the evaluation set, written as report/perception.md."""
 
 from __future__ import annotations
@@ -36,20 +36,29 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
 
     from .benchmark import JudgeSettings, run_judges
     from .calibrate import collect_frames, fit_thresholds, save_thresholds
+    from .head import fit_head, supports
     from .percipient import Percipient
 
     t0 = time.time()
-    thresholds = fit_thresholds(Percipient(RewardModel.load(artifact), {}), collect_frames("perception", fit_worlds))
+    rm, frames = RewardModel.load(artifact), collect_frames("perception", fit_worlds)
+    head = fit_head(rm, frames) if supports(rm) else None
+    thresholds = fit_thresholds(Percipient(rm, {}, head), frames)
+    if head is not None:
+        head.save(artifact)
     save_thresholds(artifact, thresholds)
     judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
                                       str(work / "context-evalset"), per_label, negatives, list(tasks), workers,
                                       progress=True))
     report.mkdir(parents=True, exist_ok=True)
     calibrated = sorted(thresholds["conditions"])
+    fitted = ("Percipient thresholds (every condition asked in words: the model's patches are not the "
+              "simulator's tiles, so no head)" if head is None else
+              f"Percipient head (read-outs of the frozen frame encoder for {', '.join(head.kinds + head.states)}) "
+              "and thresholds")
     text = ["# MP5's context tasks: the judge by conditions against the whole-prompt judge", "",
-            (f"Percipient thresholds fitted on {thresholds['frames']} frames of {fit_worlds} training worlds "
-             f"(target precision {thresholds['target_precision']}): {', '.join(calibrated)}; saved as "
-             f"{artifact / 'perception.json'}."), "", judge_table(judges), ""]
+            (f"{fitted} fitted on {thresholds['frames']} frames of {fit_worlds} training worlds "
+             f"(target precision {thresholds['target_precision']}): {', '.join(calibrated)}; saved beside "
+             f"the artifact ({artifact})."), "", judge_table(judges), ""]
     (report / "perception.md").write_text("\n".join(text))
     (report / "perception.json").write_text(json.dumps({"thresholds": thresholds, "judges": judges}, indent=1) + "\n")
     ctx = judges["sets"]["context"]["by_kind"].get("programmatic", {})

@@ -22,10 +22,10 @@ def negatives(prompt):
 
 
 def test_conditions_of_a_judged_task():
-    assert [k for k, _, _ in task_conditions("find_cow_day", "find a cow during the day", negatives)] == [
+    assert [k for k, *_ in task_conditions("find_cow_day", "find a cow during the day", negatives)] == [
         "creature:cow", "time:day"]
-    ((key, text, negs),) = task_conditions("harvest_wood", "chop a tree", negatives)
-    assert key == "prompt" and text == "chop a tree" and "chop a tree" not in negs
+    ((key, text, negs, cond),) = task_conditions("harvest_wood", "chop a tree", negatives)
+    assert key == "prompt" and text == "chop a tree" and "chop a tree" not in negs and cond is None
     assert task_conditions("no_such_task", "dance", negatives)[0][:2] == ("prompt", "dance")
 
 

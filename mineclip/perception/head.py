@@ -1,0 +1,264 @@
+"""The Percipient's trained head: linear read-outs of the frozen frame encoder, fitted on frames
+labelled by the simulator.
+
+MP5's Percipient is a model trained on labelled frames over MineCLIP's frozen image encoder, not
+the contrastive model asked in words. Here the same idea at the scale of this project: the frame
+encoder stays frozen, and two small logistic regressions are fitted on frames of training worlds
+(`calibrate.collect_frames("perception", ...)`), labelled by the simulator's ground truth:
+
+- **things** (creatures, terrain, objects): one logistic regression per kind on each patch token of
+  the encoder's last block (crafter's 16x16-pixel tiles are the encoder's patches, so a token is a
+  tile), labelled by whether that tile shows the kind. A frame's probability that a condition is
+  seen (at least `need` of the kind in view, `Condition.need`) is the Poisson-binomial tail of its
+  tiles' probabilities: P(at least `need` tiles show it), tiles taken as independent.
+- **time and light** (day, night, bright, dark): one logistic regression per value on the frame
+  embedding (the pooled, projected feature the reward uses), labelled by the frame's state.
+
+Why: contrastive training keeps a frame's time and light but not which tiles hold a cow, water or
+sand (`bench/probe.py`: the pooled embedding ranks a cow at AUC 0.64, the patch tokens at 0.98).
+The tokens still have it, so a read-out fitted on labelled frames answers where the words cannot.
+The head is saved beside the artifact as `perception_head.safetensors` (tensors only; what it
+was fitted on in the file's metadata) and used by the Percipient for every condition it knows;
+conditions it does not know are asked in words, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from mineclip.sim.engine import FRAME_SIZE, TILE
+from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
+
+from .conditions import BRIGHTNESS, CREATURES, OBJECTS, TERRAIN, THINGS, TIMES, Condition
+
+FILE_NAME = "perception_head.safetensors"
+FORMAT = "mineclip-perception-head"
+MIN_TILES = 20  # labelled tiles of a kind (and frames with it in view, MIN_FRAMES) to fit it at all
+MIN_FRAMES = 8
+L2 = 1e-3  # weight decay of the logistic regressions (on standardised inputs)
+STATES = TIMES + BRIGHTNESS
+TENSORS = ("tile_w", "tile_b", "tile_mean", "tile_std", "state_w", "state_b", "state_mean", "state_std")
+# Manhattan distance of each tile of the local view from the player's, in the order of the tokens
+TILE_DISTANCE = torch.tensor([abs(x - VIEW_OFFSET[0]) + abs(y - VIEW_OFFSET[1])
+                              for x in range(LOCAL_VIEW[0]) for y in range(LOCAL_VIEW[1])])
+
+
+def tile_labels(frames, kind: str) -> np.ndarray:
+    """Whether each tile of the local view shows `kind`, [frames * 16 * 9] (x-major: the order of
+    `frame_tokens(...).reshape(-1, width)` and of `probe.tiles`), from the simulator's view."""
+    w, h = LOCAL_VIEW
+    out = np.zeros((len(frames), w, h), bool)
+    for i, f in enumerate(frames):
+        for dx, dy in f.state.view.get(kind, ()):
+            out[i, dx + VIEW_OFFSET[0], dy + VIEW_OFFSET[1]] = True
+    return out.reshape(-1)
+
+
+def supports(rm) -> bool:
+    """Whether a model's patches are the simulator's tiles (16-pixel patches of 160x256 frames, as
+    every preset and the released checkpoints have); other models are asked in words only."""
+    cfg = rm.model.config.vision
+    return cfg.patch_size == TILE and tuple(cfg.resolution) == (FRAME_SIZE[1], FRAME_SIZE[0])
+
+
+@torch.inference_mode()
+def frame_tokens(rm, frames: np.ndarray) -> torch.Tensor:
+    """The frame encoder's last-block patch tokens of the local view's tiles, float32 [N, 16, 9, width]
+    (x, then y; the inventory bar's rows are left out), for uint8 frames [N, 160, 256, 3]."""
+    vision = rm.model.vision
+    cfg = rm.model.config.vision
+    if not supports(rm):
+        raise ValueError(f"the head reads one patch per tile: it needs {TILE}-pixel patches at "
+                         f"{FRAME_SIZE[1]}x{FRAME_SIZE[0]}, the model has {cfg.patch_size} at {list(cfg.resolution)}")
+    x = torch.as_tensor(np.asarray(frames))
+    if x.ndim != 4 or tuple(x.shape[1:]) != (FRAME_SIZE[1], FRAME_SIZE[0], 3):
+        raise ValueError(f"expected frames [N, {FRAME_SIZE[1]}, {FRAME_SIZE[0]}, 3] from the simulator, got {list(x.shape)}")
+    rows, cols = FRAME_SIZE[1] // TILE, FRAME_SIZE[0] // TILE
+    w, h = LOCAL_VIEW
+    mean, std = rm.model.image_mean.view(1, 3, 1, 1), rm.model.image_std.view(1, 3, 1, 1)
+    out = []
+    for i in range(0, len(x), rm.batch_size):
+        chunk = x[i:i + rm.batch_size].permute(0, 3, 1, 2).to(rm.device, torch.float32) / 255.0
+        chunk = ((chunk - mean) / std).to(vision.conv1.weight.dtype)
+        tok = vision.forward_intermediates(chunk, indices=1, normalize_intermediates=True,
+                                           intermediates_only=True, output_fmt="NLC")["image_intermediates"][0]
+        out.append(tok.float().reshape(len(chunk), rows, cols, -1)[:, :h, :w].transpose(1, 2).cpu())
+    return torch.cat(out) if out else torch.empty(0, w, h, vision.conv1.out_channels)
+
+
+def at_least(p: torch.Tensor, need: int) -> torch.Tensor:
+    """P(at least `need` of independent events with probabilities p [N, M] happen), [N]
+    (the Poisson-binomial tail, by dynamic programming over the M events)."""
+    if need <= 0:
+        return torch.ones(len(p), dtype=p.dtype)
+    dist = torch.zeros(len(p), need + 1, dtype=p.dtype)  # P(count = k) for k < need, P(count >= need) last
+    dist[:, 0] = 1.0
+    for j in range(p.shape[1]):
+        q = p[:, j:j + 1]
+        new = dist * (1 - q)
+        new[:, 1:] += dist[:, :-1] * q
+        new[:, -1:] += dist[:, -1:] * q  # at `need` or more, one more keeps it there
+        dist = new
+    return dist[:, -1].clamp(0.0, 1.0)  # rounding can leave it a hair outside
+
+
+def _fit_logistic(x: torch.Tensor, y: np.ndarray | None, l2: float = L2
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One logistic regression per column of the labels y [M, K] (None: none) on standardised x
+    [M, D], each by L-BFGS on its own (a rare kind's loss is not drowned by a common one's):
+    (weights [K, D], biases [K], mean [D], std [D])."""
+    mean, std = x.mean(0), x.std(0).clamp(min=1e-6)
+    z = (x - mean) / std
+    ws, bs = [], []
+    for k in range(0 if y is None else y.shape[1]):
+        t = torch.as_tensor(y[:, k], dtype=torch.float32)
+        prior = t.mean().clamp(1e-4, 1 - 1e-4)
+        w = torch.zeros(x.shape[1], requires_grad=True)
+        b = torch.log(prior / (1 - prior)).clone().requires_grad_(True)
+        opt = torch.optim.LBFGS([w, b], lr=1.0, max_iter=300, line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(z @ w + b, t) + l2 * (w * w).sum() / 2
+            loss.backward()
+            return loss
+
+        with torch.enable_grad():
+            opt.step(closure)
+        ws.append(w.detach())
+        bs.append(b.detach())
+    return (torch.stack(ws) if ws else torch.zeros(0, x.shape[1])), (torch.stack(bs) if bs else torch.zeros(0)), mean, std
+
+
+@dataclass
+class PerceptionHead:
+    """Fitted read-outs (see the module): `kinds` over patch tokens, `states` over the embedding."""
+
+    kinds: list[str]
+    tile_w: torch.Tensor  # [K, width]
+    tile_b: torch.Tensor  # [K]
+    tile_mean: torch.Tensor  # [width]
+    tile_std: torch.Tensor
+    states: list[str]
+    state_w: torch.Tensor  # [S, D]
+    state_b: torch.Tensor
+    state_mean: torch.Tensor
+    state_std: torch.Tensor
+    fitted: dict = field(default_factory=dict)  # frames, tile and frame positives per kind
+
+    def knows(self, c: Condition) -> bool:
+        """Whether the head answers this condition (otherwise the Percipient asks in words)."""
+        if c.aspect in THINGS:
+            return c.subject in self.kinds
+        return c.aspect in ("time", "brightness") and c.subject in self.states
+
+    def tile_probs(self, tokens: torch.Tensor) -> torch.Tensor:
+        """P that each tile shows each kind, [N, tiles, K], for tokens [N, 16, 9, width]."""
+        z = (tokens.reshape(len(tokens), -1, tokens.shape[-1]) - self.tile_mean) / self.tile_std
+        return torch.sigmoid(z @ self.tile_w.T + self.tile_b)
+
+    def probs(self, rm, frames, conditions: list[Condition], near: bool = False) -> np.ndarray:
+        """P [N, C] that each condition is seen in each frame (NaN where the head does not know it).
+        With `near`, a thing's `near: d` checks count too, read from where its tiles are: P is then
+        the smaller of P(at least `need` in view) and P(at least one within d tiles of the player),
+        an upper bound of both holding (a frame does not show which way the player faces, so
+        `facing` is not read)."""
+        x = np.asarray(frames)
+        out = np.full((len(x), len(conditions)), np.nan)
+        things = [j for j, c in enumerate(conditions) if c.aspect in THINGS and self.knows(c)]
+        states = [j for j, c in enumerate(conditions) if c.aspect not in THINGS and self.knows(c)]
+        if len(x) == 0:
+            return out
+        if things:
+            tiles = self.tile_probs(frame_tokens(rm, x)).double()
+            for j in things:
+                c = conditions[j]
+                p = tiles[..., self.kinds.index(c.subject)]
+                seen = at_least(p, c.need)
+                for d in [arg for key, arg in c.checks if key == "near"] if near else []:
+                    seen = torch.minimum(seen, at_least(p[:, TILE_DISTANCE <= d], 1))
+                out[:, j] = seen.numpy()
+        if states:
+            emb = rm.frame_features(x).float().cpu()
+            p = torch.sigmoid((emb - self.state_mean) / self.state_std @ self.state_w.T + self.state_b)
+            for j in states:
+                out[:, j] = p[:, self.states.index(conditions[j].subject)].numpy()
+        return out
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write `perception_head.safetensors` into `directory` (an artifact's), atomically."""
+        from safetensors.torch import save_file
+
+        path = Path(directory) / FILE_NAME
+        tensors = {k: getattr(self, k).contiguous() for k in TENSORS}
+        meta = {"format": FORMAT, "kinds": json.dumps(self.kinds), "states": json.dumps(self.states),
+                "fitted": json.dumps(self.fitted)}
+        tmp = path.with_name(path.name + ".partial")
+        save_file(tensors, str(tmp), metadata=meta)
+        os.replace(tmp, path)
+        return path
+
+
+def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | None:
+    """The head saved beside an artifact, or None when there is none. Tensors only (safetensors):
+    a file of another format, or one whose shapes do not fit `rm`'s encoder, is a ValueError."""
+    if directory is None:
+        return None
+    path = Path(directory) / FILE_NAME
+    if not path.is_file():
+        return None
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as e:  # noqa: BLE001 - whatever safetensors says, with the file's name
+        raise ValueError(f"{path}: not a perception head ({e})") from e
+    if meta.get("format") != FORMAT or set(tensors) != set(TENSORS):
+        raise ValueError(f"{path}: not a perception head (format {meta.get('format')!r}, tensors {sorted(tensors)})")
+    head = PerceptionHead(json.loads(meta["kinds"]), *(tensors[k] for k in TENSORS[:4]), json.loads(meta["states"]),
+                          *(tensors[k] for k in TENSORS[4:]), fitted=json.loads(meta.get("fitted", "{}")))
+    if head.tile_w.shape != (len(head.kinds), head.tile_mean.shape[0]) or head.state_w.shape[0] != len(head.states):
+        raise ValueError(f"{path}: tensor shapes do not match its kinds and states")
+    if rm is not None:
+        width, dim = rm.model.vision.conv1.out_channels, int(rm.model.config.embed_dim)
+        if head.tile_w.shape[1] != width or head.state_w.shape[1] != dim:
+            raise ValueError(f"{path}: fitted on an encoder of width {head.tile_w.shape[1]} and embedding "
+                             f"{head.state_w.shape[1]}, this model has {width} and {dim}")
+    return head
+
+
+def fit_head(rm, frames, l2: float = L2) -> PerceptionHead:
+    """Fit the head on labelled frames (`calibrate.LabelledFrame`s of training worlds); kinds with
+    fewer than MIN_TILES labelled tiles or MIN_FRAMES frames showing them are left out."""
+    if not frames:
+        raise ValueError("no labelled frames to fit the perception head on")
+    x = np.stack([f.frame for f in frames])
+    tokens = frame_tokens(rm, x)
+    labels, kinds, fitted = [], [], {"frames": len(frames), "kinds": {}, "states": {}}
+    for kind in CREATURES + TERRAIN + OBJECTS:
+        y = tile_labels(frames, kind)
+        in_view = int(y.reshape(len(frames), -1).any(1).sum())
+        if MIN_TILES <= y.sum() <= len(y) - MIN_TILES and in_view >= MIN_FRAMES:
+            kinds.append(kind)
+            labels.append(y)
+            fitted["kinds"][kind] = {"tiles": int(y.sum()), "frames": in_view}
+    tw, tb, tm, ts = _fit_logistic(tokens.reshape(-1, tokens.shape[-1]), np.stack(labels, 1) if labels else None, l2)
+    states, ys = [], []
+    for value in STATES:
+        aspect = "time" if value in TIMES else "brightness"
+        y = np.array([Condition(aspect, value, ((aspect, value),)).holds(f.state) for f in frames])
+        if MIN_FRAMES <= y.sum() <= len(frames) - MIN_FRAMES:
+            states.append(value)
+            ys.append(y)
+            fitted["states"][value] = int(y.sum())
+    sw, sb, sm, ss = _fit_logistic(rm.frame_features(x).float().cpu(), np.stack(ys, 1) if ys else None, l2)
+    return PerceptionHead(kinds, tw, tb, tm, ts, states, sw, sb, sm, ss, fitted)
+

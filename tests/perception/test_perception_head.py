@@ -1,0 +1,164 @@
+"""mineclip.perception.head: the Poisson-binomial tail is exact, a head fitted on labelled frames of
+training worlds finds things on held-out worlds, it saves as tensors and loads back the same, bad
+files and mismatched models are refused, and the Percipient uses it only where its bands say so."""
+
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from helpers.models import make_micro
+
+from mineclip.evaluate.judge import roc_auc
+from mineclip.model import MineCLIP, get_config
+from mineclip.perception.calibrate import collect_frames, fit_thresholds
+from mineclip.perception.conditions import Condition
+from mineclip.perception.head import FILE_NAME, at_least, fit_head, frame_tokens, load_head, supports, tile_labels
+from mineclip.perception.percipient import Percipient
+from mineclip.reward import RewardModel
+
+
+def test_at_least_is_the_exact_tail():
+    p = torch.rand(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    for need in (0, 1, 2, 4, 7):
+        exact = torch.zeros(4, dtype=torch.float64)
+        for bits in itertools.product((0, 1), repeat=6):
+            b = torch.tensor(bits, dtype=torch.float64)
+            if sum(bits) >= need:
+                exact += (p * b + (1 - p) * (1 - b)).prod(1)
+        assert torch.allclose(at_least(p, need), exact), need
+
+
+@pytest.fixture(scope="module")
+def sim_model():
+    """An untrained micro model whose 16-pixel patches are the simulator's tiles."""
+    return RewardModel(make_micro(resolution=(160, 256)), window=2)
+
+
+@pytest.fixture(scope="module")
+def fitted(sim_model):
+    fit = collect_frames("perception", 16, per_episode=6, steps=18)
+    held_out = collect_frames("perception_eval", 10, per_episode=6, steps=18, seed=1)
+    return fit_head(sim_model, fit), fit, held_out
+
+
+def test_tokens_line_up_with_the_tiles_and_wrong_models_or_frames_are_refused(sim_model, reward_model, fitted):
+    _, fit, _ = fitted
+    x = np.stack([f.frame for f in fit[:3]])
+    tok = frame_tokens(sim_model, x)
+    assert tok.shape == (3, 16, 9, 64)
+    assert len(tile_labels(fit[:3], "grass")) == 3 * 16 * 9
+    # a tile's token depends on its own pixels: repainting one tile changes its token most
+    y = x.copy()
+    y[:, 2 * 16:3 * 16, 5 * 16:6 * 16] = 255  # the tile at x = 5, y = 2
+    diff = (frame_tokens(sim_model, y) - tok).norm(dim=-1)[0]
+    assert diff.argmax() == 5 * 9 + 2
+    assert supports(sim_model) and not supports(reward_model)
+    with pytest.raises(ValueError, match="one patch per tile"):
+        frame_tokens(reward_model, x)
+    with pytest.raises(ValueError, match="expected frames"):
+        frame_tokens(sim_model, x[:, :80])
+
+
+def test_the_head_finds_things_on_held_out_worlds(sim_model, fitted):
+    head, _, held_out = fitted
+    assert {"water", "grass", "tree"} <= set(head.kinds) and {"day", "night"} <= set(head.states)
+    conds = [Condition("terrain", "water", (("in_view", 3),)), Condition("object", "tree", (("in_view", 1),)),
+             Condition("time", "night", (("time", "night"),))]
+    probs = head.probs(sim_model, np.stack([f.frame for f in held_out]), conds)
+    assert probs.shape == (len(held_out), 3) and ((0 <= probs) & (probs <= 1)).all()
+    for j, c in enumerate(conds):
+        truth = np.array([c.seen(f.state) for f in held_out])
+        assert truth.any() and not truth.all()
+        assert roc_auc(probs[:, j], truth) > 0.9, c.key
+    unknown = Condition("creature", "dragon")
+    assert not head.knows(unknown) and np.isnan(head.probs(sim_model, held_out[0].frame[None], [unknown])).all()
+
+
+def test_the_head_saves_as_tensors_and_loads_back_the_same(sim_model, reward_model, fitted, tmp_path):
+    head, _, held_out = fitted
+    head.save(tmp_path)
+    assert not list(tmp_path.glob("*.partial"))
+    back = load_head(tmp_path, sim_model)
+    conds = [Condition("terrain", "water"), Condition("time", "day", (("time", "day"),))]
+    x = np.stack([f.frame for f in held_out[:4]])
+    assert np.array_equal(back.probs(sim_model, x, conds), head.probs(sim_model, x, conds))
+    assert back.kinds == head.kinds and back.fitted == head.fitted
+    assert load_head(tmp_path / "nothing-here") is None and load_head(None) is None
+    narrower = RewardModel(MineCLIP(get_config("micro", vision={"resolution": [160, 256], "width": 32})))
+    with pytest.raises(ValueError, match="width"):
+        load_head(tmp_path, narrower)
+
+
+def test_a_file_that_is_not_a_head_is_refused(tmp_path):
+    import pickle
+
+    (tmp_path / FILE_NAME).write_bytes(pickle.dumps({"run": "code"}))
+    with pytest.raises(ValueError, match="not a perception head"):
+        load_head(tmp_path)
+    from safetensors.torch import save_file
+
+    save_file({"w": torch.zeros(2)}, str(tmp_path / FILE_NAME), metadata={"format": "something-else"})
+    with pytest.raises(ValueError, match="not a perception head"):
+        load_head(tmp_path)
+
+
+def test_the_percipient_answers_by_the_head_only_with_bands_fitted_on_it(sim_model, fitted):
+    head, fit, held_out = fitted
+    water = Condition("terrain", "water", (("in_view", 3),))
+    in_words = Percipient(sim_model, fit_thresholds(Percipient(sim_model, {}), fit))
+    with_head = Percipient(sim_model, in_words.thresholds, head)
+    assert with_head.source(water) == "head" and in_words.source(water) == "text"
+    # bands fitted on the words' P say nothing about the head's: unsure, never a guess
+    assert in_words.band(water) is not None and with_head.band(water) is None
+    (answer,) = with_head.perceive(held_out[0].frame, [water])
+    assert answer.decision == "unsure" and "not calibrated" in answer.why
+    fitted_on_head = Percipient(sim_model, {}, head)
+    fitted_on_head.thresholds = fit_thresholds(fitted_on_head, fit)
+    assert fitted_on_head.thresholds["conditions"]["terrain:water"]["by"] == "head"
+    (answer,) = fitted_on_head.perceive(held_out[0].frame, [water])
+    p = head.probs(sim_model, held_out[0].frame[None], [water])[0, 0]
+    assert answer.prob == pytest.approx(p)
+    # the decisions on held-out frames agree with the simulator where the head decides
+    decided = [(a.decision, water.seen(f.state)) for f in held_out
+               for a in fitted_on_head.perceive(f.frame, [water]) if a.decision != "unsure"]
+    assert decided and np.mean([(d == "yes") == truth for d, truth in decided]) > 0.8
+
+
+def test_near_is_read_from_where_the_tiles_are(sim_model, fitted):
+    head, _, held_out = fitted
+    x = np.stack([f.frame for f in held_out])
+    plain = Condition("terrain", "water", (("in_view", 1),))
+    near = Condition("terrain", "water", (("in_view", 1), ("near", 2)))
+    seen, close = head.probs(sim_model, x, [plain, near], near=True).T
+    assert np.allclose(seen, head.probs(sim_model, x, [plain])[:, 0])  # no near check: the same P
+    assert (close <= seen + 1e-9).all()
+    truth = np.array([near.holds(f.state) for f in held_out])
+    assert truth.any() and not truth.all() and roc_auc(close, truth) > 0.9
+
+
+def test_the_judge_scores_the_conditions_the_head_knows_by_it(sim_model, fitted, tmp_path):
+    from mineclip.evaluate.scoring import step_rewards
+    from mineclip.evaluate.trajectories import load_frames, read_labels
+    from mineclip.perception.conditions import conditions_of
+    from mineclip.perception.judge import score_trajectories
+    from mineclip.play.evalset import EvalsetSettings, record_evalset
+    from mineclip.tasks import get_task
+
+    head, fit, _ = fitted
+    record_evalset(tmp_path, EvalsetSettings(["find_a_lake"], per_label=1, worlds=2, tail=2), workers=1,
+                   progress=False)
+    trajs = read_labels(tmp_path / "evalset.jsonl")[0]
+    percipient = Percipient(sim_model, {}, head)
+    thresholds = fit_thresholds(percipient, fit)
+    verdicts, problems = score_trajectories(sim_model, trajs, lambda p: ["chop a tree", "hunt a cow"], thresholds,
+                                            head=head)
+    assert not problems and len(verdicts) == 2
+    (lake,) = conditions_of(get_task("find_a_lake"))
+    for v, traj in zip(verdicts, trajs):
+        assert v.conditions == ["terrain:water"]
+        p = head.probs(sim_model, load_frames(traj), [lake], near=True)[:, 0]
+        # one condition read by the head, chance level 0: the judge's reward is its P
+        assert v.factored == pytest.approx(float(step_rewards(p).mean()), abs=1e-6)
+    words = score_trajectories(sim_model, trajs, lambda p: ["chop a tree", "hunt a cow"], thresholds)[0]
+    assert [w.factored for w in words] != [v.factored for v in verdicts]
