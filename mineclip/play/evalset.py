@@ -38,6 +38,9 @@ class EvalsetSettings:
     worlds: int = 20  # held-out worlds, reused in turn
     max_attempts: int | None = None  # episodes per task at most (default 8 * per_label + 8)
     tail: int = EVAL_TAIL
+    # the worlds' purpose (mineclip.tasks.seeds): "evalset", held out; "perception", the training
+    # worlds the Percipient is fitted on, for a validation set that leaves the held-out one alone
+    purpose: str = "evalset"
 
 
 @dataclass
@@ -49,9 +52,9 @@ class EvalsetResult:
     seconds: float
 
 
-def evalset_worlds(count: int) -> list[int]:
-    """The held-out worlds an evaluation set is recorded on."""
-    return world_seeds("evalset", count)
+def evalset_worlds(count: int, purpose: str = "evalset") -> list[int]:
+    """The worlds an evaluation set is recorded on (held-out ones unless another purpose is asked)."""
+    return world_seeds(purpose, count)
 
 
 def _record_task(args: tuple) -> list[dict]:
@@ -61,7 +64,7 @@ def _record_task(args: tuple) -> list[dict]:
     per_label, tail, max_attempts = s.per_label, s.tail, s.max_attempts or 8 * s.per_label + 8
     task = get_task(task_id)
     env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False)  # labels: the criterion held
-    seeds = evalset_worlds(s.worlds)
+    seeds = evalset_worlds(s.worlds, s.purpose)
     kept = {0: [], 1: []}
     for attempt in range(max_attempts):
         if len(kept[0]) >= per_label and len(kept[1]) >= per_label:

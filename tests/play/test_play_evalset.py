@@ -18,6 +18,14 @@ def test_evalset_has_n_successes_and_n_failures_on_eval_worlds(tmp_path):
     assert {purpose_of(r["world_seed"]) for r in recs} == {"evalset"}
 
 
+def test_a_validation_set_can_be_recorded_on_the_perception_training_worlds(tmp_path):
+    result = record_evalset(tmp_path, EvalsetSettings(["find_a_lake"], 1, worlds=2, tail=2, purpose="perception"),
+                            workers=1, progress=False)
+    recs = read_jsonl(result.labels)
+    assert len(recs) == 2 and {purpose_of(r["world_seed"]) for r in recs} == {"perception"}
+    assert all(r["split"] == "train" for r in recs)
+
+
 def test_evalset_lists_tasks_in_the_order_asked_whatever_finishes_first(tmp_path):
     # the slower task comes first: parallel workers must not reorder the file (runs are compared byte for byte)
     result = _evalset(tmp_path, ["make_wood_pickaxe", "harvest_wood"], 1, workers=2)
