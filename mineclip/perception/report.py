@@ -64,4 +64,5 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
     ctx = judges["sets"]["context"]["by_kind"].get("programmatic", {})
     return {"report": str(report / "perception.md"), "context_whole_f1": ctx.get("whole"),
             "context_factored_f1": ctx.get("factored"), "context_abstain": judges["sets"]["context"]["abstain"],
-            "calibrated": calibrated, "judge_seconds": judges["seconds"], "total_seconds": time.time() - t0}
+            "calibrated": calibrated, "head": None if head is None else head.kinds + head.states,
+            "judge_seconds": judges["seconds"], "total_seconds": time.time() - t0}

@@ -142,9 +142,9 @@ def stage_eval(run: Path, preset: Preset) -> tuple[dict, dict]:
 
 
 def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
-    """MP5's context tasks in the evaluation: the Percipient's thresholds fitted on training worlds
-    (saved with the artifact), the context tasks recorded on held-out worlds and judged whole and by
-    conditions beside the evaluation set; report/perception.md and report/perception.json."""
+    """MP5's context tasks in the evaluation: the Percipient's head and thresholds fitted on training
+    worlds (saved with the artifact), the context tasks recorded on held-out worlds and judged whole
+    and by conditions beside the evaluation set; report/perception.md and report/perception.json."""
     if preset.perception is None:
         return {"skipped": "the preset has no perception section"}
     from mineclip.perception.report import evaluate_context
