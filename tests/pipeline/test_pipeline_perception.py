@@ -31,3 +31,15 @@ def test_the_stage_fits_thresholds_judges_the_context_tasks_and_writes_the_repor
     (run / "stages").mkdir()
     (run / "stages" / "perception.json").write_text(json.dumps(record))
     assert _perception_line(run).startswith("context tasks (MP5): F1 x 100 judged by conditions")
+
+
+def test_a_model_whose_patches_are_tiles_gets_the_percipients_head_saved_with_the_artifact(tmp_path):
+    run = tmp_path / "run"
+    save_artifact(make_micro(resolution=(160, 256)), run / "artifact", window=2)
+    preset = preset_from_dict("tiny", {"perception": {"tasks": ["find_a_tree"], "per_label": 1, "fit_worlds": 4}})
+    record = stage_perception(run, preset, 1)
+    assert (run / "artifact" / "perception_head.safetensors").is_file()
+    assert "tree" in record["head"] and "Percipient head" in (run / "report" / "perception.md").read_text()
+    bands = json.loads((run / "artifact" / "perception.json").read_text())["conditions"]
+    by_head = {k for k, b in bands.items() if b["by"] == "head"}
+    assert by_head and all(k.split(":")[1] in record["head"] for k in by_head)
