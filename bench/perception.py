@@ -15,6 +15,8 @@
     python bench/perception.py --refit                   # fit the head and thresholds again
     python bench/perception.py --no-head                 # every condition asked in words (the head not used)
     python bench/perception.py --no-judge                # skip table 3
+    python bench/perception.py --judge-only --labels "" --per-label 20 --context-purpose perception \
+        --context-dir runs/default/perception/context-valset   # table 3 on a validation set of training worlds
 
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
    unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
@@ -89,13 +91,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episodes", type=int, default=30, help="held-out worlds per task and perceiver")
     p.add_argument("--fit-worlds", type=int, default=160, help="training worlds whose frames fit the thresholds")
     p.add_argument("--eval-worlds", type=int, default=160, help="held-out worlds whose frames measure reliability")
-    p.add_argument("--tasks", default="", help="comma-separated context task ids (default: all)")
+    p.add_argument("--tasks", default="", help="comma-separated context task ids, for both tables (default: all)")
     p.add_argument("--refit", action="store_true",
                    help="fit the head and thresholds again and overwrite perception_head.safetensors and perception.json")
     p.add_argument("--no-head", action="store_true",
                    help="ask every condition in words (thresholds fitted for that, not saved), not the trained head")
     p.add_argument("--no-judge", action="store_true", help="skip the judge by conditions (table 3)")
-    p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl", help="the pipeline's evaluation set")
+    p.add_argument("--judge-only", action="store_true",
+                   help="only the judge by conditions (table 3), with the artifact's saved head and thresholds")
+    p.add_argument("--per-label", type=int, default=10,
+                   help="successes and failures per context task when the context set is recorded")
+    p.add_argument("--context-purpose", default="evalset", choices=("evalset", "perception"),
+                   help="record the context set on held-out worlds (evalset) or, as a validation set, on "
+                        "the Percipient's training worlds (perception)")
+    p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl", help="the pipeline's evaluation set (\"\": only the context tasks)")
     p.add_argument("--context-dir", default="runs/default/perception/context-evalset",
                    help="where the context tasks' labelled set is recorded (once) and read")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
@@ -103,20 +112,25 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.model).is_dir():
         print(f"no artifact at {a.model}: run `mineclip pipeline` first or pass --model", file=sys.stderr)
         return 1
-    result = run_benchmark(BenchSettings(a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit,
-                                         head=not a.no_head, tasks=[t for t in a.tasks.split(",") if t],
-                                         progress=not a.json))
-    judges = None if a.no_judge else run_judges(JudgeSettings(a.model, a.labels, a.context_dir, head=not a.no_head,
-                                                              progress=not a.json))
+    if a.judge_only and a.no_judge:
+        print("--judge-only and --no-judge leave nothing to do", file=sys.stderr)
+        return 2
+    tasks = [t for t in a.tasks.split(",") if t]
+    result = None if a.judge_only else run_benchmark(BenchSettings(
+        a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
+        progress=not a.json))
+    judges = None if a.no_judge else run_judges(JudgeSettings(
+        a.model, a.labels or None, a.context_dir, a.per_label, context_purpose=a.context_purpose, tasks=tasks,
+        head=not a.no_head, progress=not a.json))
     if a.json:
-        out = summary(result)
+        out = summary(result) if result else {"seconds": {}}
         if judges:
             out["judges"] = {name: {k: e[k] for k in ("by_kind", "abstain", "tasks", "labels")}
                              for name, e in judges["sets"].items()}
             out["seconds"]["judges"] = judges["seconds"]
         print(json.dumps(out, indent=1))
     else:
-        print(tables(result) + ("\n\n" + judge_table(judges) if judges else ""))
+        print("\n\n".join(([tables(result)] if result else []) + ([judge_table(judges)] if judges else [])))
     return 0
 
 

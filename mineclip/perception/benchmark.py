@@ -180,6 +180,9 @@ class JudgeSettings:
     labels: str | None = "runs/default/evalset/evalset.jsonl"  # the pipeline's evaluation set (None: skip)
     context_dir: str = "runs/default/perception/context-evalset"  # recorded here once, then reused
     per_label: int = 10  # successes and failures per context task, on held-out worlds
+    # the worlds the context set is recorded on: "evalset" (held out) or "perception" (the
+    # Percipient's training worlds: a validation set for choices made on the judge)
+    context_purpose: str = "evalset"
     negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
     tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
     head: bool = True  # the artifact's trained head scores the conditions it knows (when it has one)
@@ -198,7 +201,8 @@ def _kind(task_id: str) -> str:
 
 def run_judges(s: JudgeSettings) -> dict:
     """F1 of the factored and the whole-prompt judge on the pipeline's evaluation set and on the
-    context tasks (recorded on held-out worlds); abstained context trajectories are written beside
+    context tasks (recorded once, on held-out worlds unless `context_purpose` says otherwise);
+    abstained context trajectories are written beside
     the context set as `abstained.jsonl` for `mineclip label`."""
     from pathlib import Path
 
@@ -218,7 +222,7 @@ def run_judges(s: JudgeSettings) -> dict:
     context = Path(s.context_dir)
     if not (context / FILE_NAME).is_file():
         ids = s.tasks or [t.id for t in context_tasks()]
-        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window),
+        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window, purpose=s.context_purpose),
                        s.workers, progress=s.progress)
     sets = {"context": context / FILE_NAME}
     if s.labels and Path(s.labels).is_file():

@@ -44,3 +44,19 @@ def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
     in_words = run_benchmark(BenchSettings(**{**settings.__dict__, "head": False}))
     assert in_words["thresholds"]["trained"] == "thresholds (in words) fitted on training worlds"
     assert json.loads((art / "perception.json").read_text())["conditions"] == bands  # not overwritten
+
+
+def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path, capsys):
+    from mineclip.play.record import read_jsonl
+    from mineclip.tasks.seeds import purpose_of
+
+    art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
+    bench = runpy.run_path(str(REPO / "bench" / "perception.py"))
+    valset = tmp_path / "valset"
+    assert bench["main"](["--model", str(art), "--judge-only", "--labels", "", "--per-label", "1", "--tasks",
+                          "find_a_tree", "--context-purpose", "perception", "--context-dir", str(valset),
+                          "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["judges"]) == ["context"] and "reliability" not in out
+    assert {purpose_of(r["world_seed"]) for r in read_jsonl(valset / "evalset.jsonl")} == {"perception"}
+    assert bench["main"](["--model", str(art), "--judge-only", "--no-judge"]) == 2
