@@ -42,10 +42,10 @@ class BenchSettings:
     eval_worlds: int = 160  # held-out worlds whose frames measure reliability
     refit: bool = False  # fit again even when the artifact has perception.json
     untrained: bool = True
-    head: bool = True  # the trained head answers the conditions it knows (False: every one in words)
     tasks: list[str] = field(default_factory=list)  # default: every mp5-context task
     seed: int = 0
     progress: bool = True
+    head: bool = True  # the trained head answers the conditions it knows (False: every one in words)
 
 
 def reliability(percipient: Percipient, frames) -> dict[str, dict]:
@@ -180,14 +180,14 @@ class JudgeSettings:
     labels: str | None = "runs/default/evalset/evalset.jsonl"  # the pipeline's evaluation set (None: skip)
     context_dir: str = "runs/default/perception/context-evalset"  # recorded here once, then reused
     per_label: int = 10  # successes and failures per context task, on held-out worlds
+    negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
+    tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
+    workers: int = 2
+    progress: bool = True
+    head: bool = True  # the artifact's trained head scores the conditions it knows (when it has one)
     # the worlds the context set is recorded on: "evalset" (held out) or "perception" (the
     # Percipient's training worlds: a validation set for choices made on the judge)
     context_purpose: str = "evalset"
-    negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
-    tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
-    head: bool = True  # the artifact's trained head scores the conditions it knows (when it has one)
-    workers: int = 2
-    progress: bool = True
 
 
 def _kind(task_id: str) -> str:

@@ -47,8 +47,8 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
         head.save(artifact)
     save_thresholds(artifact, thresholds)
     judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
-                                      str(work / "context-evalset"), per_label, negatives, list(tasks), workers,
-                                      progress=True))
+                                      context_dir=str(work / "context-evalset"), per_label=per_label,
+                                      negatives=negatives, tasks=list(tasks), workers=workers, progress=True))
     report.mkdir(parents=True, exist_ok=True)
     calibrated = sorted(thresholds["conditions"])
     fitted = ("Percipient thresholds (every condition asked in words: the model's patches are not the "
