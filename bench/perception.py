@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--context-purpose", default="evalset", choices=("evalset", "perception"),
                    help="record the context set on held-out worlds (evalset) or, as a validation set, on "
                         "the Percipient's training worlds (perception)")
-    p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl", help="the pipeline's evaluation set (\"\": only the context tasks)")
+    p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl",
+                   help="the pipeline's evaluation set (\"\": only the context tasks)")
     p.add_argument("--context-dir", default="runs/default/perception/context-evalset",
                    help="where the context tasks' labelled set is recorded (once) and read")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")

@@ -78,7 +78,8 @@ def frame_tokens(rm, frames: np.ndarray) -> torch.Tensor:
                          f"{FRAME_SIZE[1]}x{FRAME_SIZE[0]}, the model has {cfg.patch_size} at {list(cfg.resolution)}")
     x = torch.as_tensor(np.asarray(frames))
     if x.ndim != 4 or tuple(x.shape[1:]) != (FRAME_SIZE[1], FRAME_SIZE[0], 3):
-        raise ValueError(f"expected frames [N, {FRAME_SIZE[1]}, {FRAME_SIZE[0]}, 3] from the simulator, got {list(x.shape)}")
+        raise ValueError(f"expected frames [N, {FRAME_SIZE[1]}, {FRAME_SIZE[0]}, 3] from the simulator, "
+                         f"got {list(x.shape)}")
     rows, cols = FRAME_SIZE[1] // TILE, FRAME_SIZE[0] // TILE
     w, h = LOCAL_VIEW
     mean, std = rm.model.image_mean.view(1, 3, 1, 1), rm.model.image_std.view(1, 3, 1, 1)
@@ -133,7 +134,9 @@ def _fit_logistic(x: torch.Tensor, y: np.ndarray | None, l2: float = L2
             opt.step(closure)
         ws.append(w.detach())
         bs.append(b.detach())
-    return (torch.stack(ws) if ws else torch.zeros(0, x.shape[1])), (torch.stack(bs) if bs else torch.zeros(0)), mean, std
+    if not ws:
+        return torch.zeros(0, x.shape[1]), torch.zeros(0), mean, std
+    return torch.stack(ws), torch.stack(bs), mean, std
 
 
 @dataclass

@@ -3,9 +3,10 @@
 `perceive(frames, conditions)` scores each condition's text against its minimal-pair alternatives
 (softmax over [text, *alternatives]) on the latest ego-view frames, or, for the conditions a
 trained head knows (`mineclip.perception.head`: read-outs of the frozen frame encoder fitted on
-labelled frames, as MP5's Percipient is trained), takes the head's P on the newest frame; it turns the probability into
-a decision with the thresholds fitted on training worlds (`mineclip.perception.calibrate`): `yes`
-at or above `hi`, `no` at or below `lo`, `unsure` in between. A condition the thresholds do not
+labelled frames, as MP5's Percipient is trained), takes the head's P on the newest frame. It turns
+the probability into a decision with the thresholds fitted on training worlds
+(`mineclip.perception.calibrate`): `yes` at or above `hi`, `no` at or below `lo`, `unsure` in
+between. A condition the thresholds do not
 know (never calibrated, so never trained for), or one that a frame cannot show (events, the
 inventory), is always `unsure`: the Percipient abstains instead of guessing.
 """
