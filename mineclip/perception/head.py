@@ -166,8 +166,10 @@ class PerceptionHead:
         z = (tokens.reshape(len(tokens), -1, tokens.shape[-1]) - self.tile_mean) / self.tile_std
         return torch.sigmoid(z @ self.tile_w.T + self.tile_b)
 
-    def probs(self, rm, frames, conditions: list[Condition], near: bool = False) -> np.ndarray:
-        """P [N, C] that each condition is seen in each frame (NaN where the head does not know it).
+    def probs(self, rm, frames, conditions: list[Condition], near: bool = False,
+              features: torch.Tensor | None = None) -> np.ndarray:
+        """P [N, C] that each condition is seen in each frame (NaN where the head does not know it);
+        `features`: the frames' embedding [N, D] (`rm.frame_features`) when the caller has it already.
         With `near`, a thing's `near: d` checks count too, read from where its tiles are: P is then
         the smaller of P(at least `need` in view) and P(at least one within d tiles of the player),
         an upper bound of both holding (a frame does not show which way the player faces, so
@@ -188,7 +190,7 @@ class PerceptionHead:
                     seen = torch.minimum(seen, at_least(p[:, TILE_DISTANCE <= d], 1))
                 out[:, j] = seen.numpy()
         if states:
-            emb = rm.frame_features(x).float().cpu()
+            emb = (rm.frame_features(x) if features is None else features).float().cpu()
             p = torch.sigmoid((emb - self.state_mean) / self.state_std @ self.state_w.T + self.state_b)
             for j in states:
                 out[:, j] = p[:, self.states.index(conditions[j].subject)].numpy()

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .conditions import Condition, conditions_of
-from .percipient import decide
+from .percipient import Percipient, band_for, decide
 
 
 @dataclass
@@ -74,7 +74,8 @@ def condition_probs(rm, frames, feats, conds: list, head=None) -> tuple[np.ndarr
     says 0 where nothing is there; a thing's `near` is read from where its tiles are, since the
     labels say whether the whole criterion held), else its text among its negatives on the window
     ending there ("text", chance 1/N)."""
-    sources = ["head" if head is not None and c is not None and head.knows(c) else "text" for *_, c in conds]
+    percipient = Percipient(rm, head=head)
+    sources = [percipient.source(c) for *_, c in conds]
     by_head = [j for j, src in enumerate(sources) if src == "head"]
     by_text = [j for j, src in enumerate(sources) if src == "text"]
     per, chance = np.zeros((len(feats), len(conds))), np.zeros(len(conds))
@@ -83,7 +84,7 @@ def condition_probs(rm, frames, feats, conds: list, head=None) -> tuple[np.ndarr
         per[:, by_text] = fn.trajectory_from_features(feats).logits
         chance[by_text] = [1.0 / len(g) for g in fn.groups]
     if by_head:
-        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True)
+        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True, features=feats)
     return per, chance, sources
 
 
@@ -97,7 +98,6 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
     from mineclip.evaluate.trajectories import load_frames
     from mineclip.reward.factored import soft_and
 
-    bands = (thresholds or {}).get("conditions") or {}
     verdicts, problems = [], []
     for traj in tqdm(trajectories, desc="judging by conditions", disable=not progress, unit="traj"):
         try:
@@ -114,8 +114,7 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         best = int(np.argmax(prob[1:]) + 1) if len(prob) > 1 else 0
         at_best = [float(p) for p in per[best]]
         keys = [k for k, _, _, _ in conds]
-        usable = [bands.get(k) if bands.get(k) and bands[k].get("by", "text") == src else None
-                  for k, src in zip(keys, sources)]
+        usable = [band_for(thresholds or {}, k, src) for k, src in zip(keys, sources)]
         unsure = [k for k, p, band in zip(keys, at_best, usable) if band and decide(p, band)[0] == "unsure"]
         verdicts.append(Verdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
                                 float(step_rewards(reward).mean()), keys, at_best,

@@ -55,6 +55,13 @@ def decide(prob: float, band: dict | None) -> tuple[str, str]:
     return "unsure", f"P {prob:.3f} in the unsure band ({lo}, {hi})"
 
 
+def band_for(thresholds: dict, key: str, source: str) -> dict | None:
+    """A key's fitted band, when it was fitted on P from `source` ("head" or "text"; bands of older
+    files, without "by", were fitted on words): a band says nothing about P from the other source."""
+    band = (thresholds.get("conditions") or {}).get(key)
+    return band if band and band.get("by", "text") == source else None
+
+
 def as_frames(frames) -> np.ndarray:
     """uint8 ego-view frames [T, 160, 256, 3] (one frame [160, 256, 3] is T = 1); else a ValueError."""
     x = np.asarray(frames)
@@ -77,15 +84,14 @@ class Percipient:
         self.thresholds = thresholds or {}
         self.head = head
 
-    def source(self, c: Condition) -> str:
-        """Where a condition's P comes from: "head" (the trained read-out) or "text" (its words)."""
-        return "head" if self.head is not None and self.head.knows(c) else "text"
+    def source(self, c: Condition | None) -> str:
+        """Where a condition's P comes from: "head" (the trained read-out) or "text" (its words; also
+        for None, a task's prompt)."""
+        return "head" if self.head is not None and c is not None and self.head.knows(c) else "text"
 
     def band(self, c: Condition) -> dict | None:
-        """The condition's fitted band, when it was fitted on P from the same source (bands of older
-        files, without "by", were fitted on words)."""
-        band = (self.thresholds.get("conditions") or {}).get(c.key)
-        return band if band and band.get("by", "text") == self.source(c) else None
+        """The condition's fitted band, when it was fitted on P from the same source (`band_for`)."""
+        return band_for(self.thresholds, c.key, self.source(c))
 
     @torch.inference_mode()
     def _window(self, frames) -> torch.Tensor:

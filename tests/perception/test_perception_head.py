@@ -65,8 +65,11 @@ def test_the_head_finds_things_on_held_out_worlds(sim_model, fitted):
     assert {"water", "grass", "tree"} <= set(head.kinds) and {"day", "night"} <= set(head.states)
     conds = [Condition("terrain", "water", (("in_view", 3),)), Condition("object", "tree", (("in_view", 1),)),
              Condition("time", "night", (("time", "night"),))]
-    probs = head.probs(sim_model, np.stack([f.frame for f in held_out]), conds)
+    x = np.stack([f.frame for f in held_out])
+    probs = head.probs(sim_model, x, conds)
     assert probs.shape == (len(held_out), 3) and ((0 <= probs) & (probs <= 1)).all()
+    # the embedding a caller already has (the judge's) gives the same P as encoding again
+    assert np.allclose(head.probs(sim_model, x, conds, features=sim_model.frame_features(x)), probs)
     for j, c in enumerate(conds):
         truth = np.array([c.seen(f.state) for f in held_out])
         assert truth.any() and not truth.all()
