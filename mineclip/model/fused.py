@@ -171,8 +171,10 @@ class FusedVision:
         out.copy_(x.permute(0, 2, 4, 1, 3, 5))  # cut into patches and convert in one pass
         return self._linear(out.view(-1, c * p * p), w["patch_w"], w["patch_b"])
 
-    def __call__(self, frames: torch.Tensor) -> torch.Tensor:
-        """uint8 RGB frames [N, 3, H, W] -> features [N, D] in float32."""
+    def __call__(self, frames: torch.Tensor, tokens: bool = False):
+        """uint8 RGB frames [N, 3, H, W] -> features [N, D] in float32; with `tokens`, (features, the
+        last block's patch tokens after `ln_post` [N, L, width] in float32: open_clip's
+        `forward_intermediates(normalize_intermediates=True)`), from the same pass."""
         w = self.weights.get()
         n = frames.shape[0]
         tok = self.embed_patches(frames, w)  # [N * L', D]
@@ -185,11 +187,11 @@ class FusedVision:
         for b in w["blocks"]:
             x = self._block(x, b, n, seq, d)
         x = x.view(n, seq, d)
-        if getattr(self.vision, "pool_type", "tok") == "avg":
-            pooled = F.layer_norm(x[:, 1:], *w["ln_post"]).mean(1)
-        else:
-            pooled = F.layer_norm(x[:, 0], *w["ln_post"])
-        return (pooled @ w["proj"]).float()
+        avg = getattr(self.vision, "pool_type", "tok") == "avg"
+        patches = F.layer_norm(x[:, 1:], *w["ln_post"]) if avg or tokens else None
+        pooled = patches.mean(1) if avg else F.layer_norm(x[:, 0], *w["ln_post"])
+        features = (pooled @ w["proj"]).float()
+        return (features, patches.float()) if tokens else features
 
     def _block(self, x, b, n, seq, d):
         heads = b["heads"]

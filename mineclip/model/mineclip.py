@@ -56,8 +56,9 @@ class MineCLIP(nn.Module):
         frames = video.reshape(b * t, *video.shape[2:])
         return self.encode_images(frames).reshape(b, t, -1)
 
-    def encode_images(self, frames: torch.Tensor, precision: torch.dtype | None = None) -> torch.Tensor:
-        """uint8 RGB frames [N, 3, H, W] -> features [N, D] (normalisation happens here).
+    def encode_images(self, frames: torch.Tensor, precision: torch.dtype | None = None, tokens: bool = False):
+        """uint8 RGB frames [N, 3, H, W] -> features [N, D] (normalisation happens here); with
+        `tokens`, (features, the last block's patch tokens after `ln_post` [N, L, width]) from one pass.
 
         Without gradients (inference) the fused forward of `mineclip.model.fused` runs, in
         `precision` (torch.float32 when None, or torch.bfloat16), and the features are float32.
@@ -67,7 +68,7 @@ class MineCLIP(nn.Module):
             fused = self._fused.get(dtype)
             if fused is None:
                 fused = self._fused[dtype] = FusedVision(self.vision, self.image_mean, self.image_std, dtype)
-            return fused(frames)
+            return fused(frames, tokens=tokens)
         dtype = self.vision.conv1.weight.dtype
         # (x / 255 - mean) / std as two in-place passes over one fresh copy: on a 2-core CPU the
         # out-of-place form took 0.44 s for 256 frames of 160x256, this one 0.17 s (the tiny
@@ -76,7 +77,10 @@ class MineCLIP(nn.Module):
         # and environments give) are transposed by this copy, which the conversion makes anyway
         x = frames.to(torch.float32, memory_format=torch.contiguous_format, copy=True)
         x = x.sub_(self.image_mean * 255.0).mul_(1.0 / (self.image_std * 255.0)).to(dtype)
-        return self.vision(x)
+        if not tokens:
+            return self.vision(x)
+        out = self.vision.forward_intermediates(x, indices=1, normalize_intermediates=True, output_fmt="NLC")
+        return out["image_features"], out["image_intermediates"][0]
 
     def __getstate__(self) -> dict:  # copies and pickles leave the fused forward's weight copies behind
         state = self.__dict__.copy()

@@ -188,6 +188,9 @@ class JudgeSettings:
     # the worlds the context set is recorded on: "evalset" (held out) or "perception" (the
     # Percipient's training worlds: a validation set for choices made on the judge)
     context_purpose: str = "evalset"
+    # an evaluation's metrics.json of this model on `labels` (the pipeline's report/metrics.json):
+    # the tasks judged by their prompt alone take both judges' scores from it (None: score them)
+    evaluation: str | None = None
 
 
 def _kind(task_id: str) -> str:
@@ -213,7 +216,7 @@ def run_judges(s: JudgeSettings) -> dict:
 
     from .calibrate import context_tasks
     from .head import load_head, supports
-    from .judge import compare, score_trajectories, write_abstained
+    from .judge import compare, score_trajectories, whole_scores, write_abstained
 
     t0 = time.time()
     rm = RewardModel.load(s.model)
@@ -230,8 +233,9 @@ def run_judges(s: JudgeSettings) -> dict:
     out: dict = {"settings": asdict(s), "sets": {}}
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
+        known = whole_scores(s.evaluation, s.model, str(path), s.negatives) if s.evaluation and name == "pipeline" else None
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,
-                                                s.progress, head)
+                                                s.progress, head, known)
         tasks = compare(verdicts)
         entry = {"labels": str(path), "tasks": tasks, "problems": problems, "by_kind": {},
                  "abstain": float(np.mean([v.abstain for v in verdicts]))}

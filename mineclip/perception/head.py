@@ -67,30 +67,23 @@ def supports(rm) -> bool:
     return cfg.patch_size == TILE and tuple(cfg.resolution) == (FRAME_SIZE[1], FRAME_SIZE[0])
 
 
-@torch.inference_mode()
-def frame_tokens(rm, frames: np.ndarray) -> torch.Tensor:
+def frame_tokens(rm, frames: np.ndarray, features: bool = False):
     """The frame encoder's last-block patch tokens of the local view's tiles, float32 [N, 16, 9, width]
-    (x, then y; the inventory bar's rows are left out), for uint8 frames [N, 160, 256, 3]."""
-    vision = rm.model.vision
+    (x, then y; the inventory bar's rows are left out), for uint8 frames [N, 160, 256, 3]; with
+    `features`, (tokens, the frames' embedding [N, D] (`rm.frame_features`) from the same pass)."""
     cfg = rm.model.config.vision
     if not supports(rm):
         raise ValueError(f"the head reads one patch per tile: it needs {TILE}-pixel patches at "
                          f"{FRAME_SIZE[1]}x{FRAME_SIZE[0]}, the model has {cfg.patch_size} at {list(cfg.resolution)}")
-    x = torch.as_tensor(np.asarray(frames))
+    x = np.asarray(frames)
     if x.ndim != 4 or tuple(x.shape[1:]) != (FRAME_SIZE[1], FRAME_SIZE[0], 3):
         raise ValueError(f"expected frames [N, {FRAME_SIZE[1]}, {FRAME_SIZE[0]}, 3] from the simulator, "
                          f"got {list(x.shape)}")
     rows, cols = FRAME_SIZE[1] // TILE, FRAME_SIZE[0] // TILE
     w, h = LOCAL_VIEW
-    mean, std = rm.model.image_mean.view(1, 3, 1, 1), rm.model.image_std.view(1, 3, 1, 1)
-    out = []
-    for i in range(0, len(x), rm.batch_size):
-        chunk = x[i:i + rm.batch_size].permute(0, 3, 1, 2).to(rm.device, torch.float32) / 255.0
-        chunk = ((chunk - mean) / std).to(vision.conv1.weight.dtype)
-        tok = vision.forward_intermediates(chunk, indices=1, normalize_intermediates=True,
-                                           intermediates_only=True, output_fmt="NLC")["image_intermediates"][0]
-        out.append(tok.float().reshape(len(chunk), rows, cols, -1)[:, :h, :w].transpose(1, 2).cpu())
-    return torch.cat(out) if out else torch.empty(0, w, h, vision.conv1.out_channels)
+    feats, tok = rm.frame_features(x, tokens=True)
+    tiles = tok.reshape(len(x), rows, cols, -1)[:, :h, :w].transpose(1, 2)
+    return (tiles, feats) if features else tiles
 
 
 def at_least(p: torch.Tensor, need: int) -> torch.Tensor:
@@ -167,9 +160,10 @@ class PerceptionHead:
         return torch.sigmoid(z @ self.tile_w.T + self.tile_b)
 
     def probs(self, rm, frames, conditions: list[Condition], near: bool = False,
-              features: torch.Tensor | None = None) -> np.ndarray:
+              features: torch.Tensor | None = None, tokens: torch.Tensor | None = None) -> np.ndarray:
         """P [N, C] that each condition is seen in each frame (NaN where the head does not know it);
-        `features`: the frames' embedding [N, D] (`rm.frame_features`) when the caller has it already.
+        `features` and `tokens`: the frames' embedding [N, D] and tiles' tokens (`frame_tokens`) when
+        the caller has them already (otherwise the frames are encoded once for both).
         With `near`, a thing's `near: d` checks count too, read from where its tiles are: P is then
         the smaller of P(at least `need` in view) and P(at least one within d tiles of the player),
         an upper bound of both holding (a frame does not show which way the player faces, so
@@ -180,8 +174,10 @@ class PerceptionHead:
         states = [j for j, c in enumerate(conditions) if c.aspect not in THINGS and self.knows(c)]
         if len(x) == 0:
             return out
+        if things and tokens is None:
+            tokens, features = frame_tokens(rm, x, features=True)
         if things:
-            tiles = self.tile_probs(frame_tokens(rm, x)).double()
+            tiles = self.tile_probs(tokens).double()
             for j in things:
                 c = conditions[j]
                 p = tiles[..., self.kinds.index(c.subject)]
@@ -246,7 +242,7 @@ def fit_head(rm, frames, l2: float = L2) -> PerceptionHead:
     if not frames:
         raise ValueError("no labelled frames to fit the perception head on")
     x = np.stack([f.frame for f in frames])
-    tokens = frame_tokens(rm, x)
+    tokens, features = frame_tokens(rm, x, features=True)
     labels, kinds, fitted = [], [], {"frames": len(frames), "kinds": {}, "states": {}}
     for kind in CREATURES + TERRAIN + OBJECTS:
         y = tile_labels(frames, kind)
@@ -264,6 +260,6 @@ def fit_head(rm, frames, l2: float = L2) -> PerceptionHead:
             states.append(value)
             ys.append(y)
             fitted["states"][value] = int(y.sum())
-    sw, sb, sm, ss = _fit_logistic(rm.frame_features(x).float().cpu(), np.stack(ys, 1) if ys else None, l2)
+    sw, sb, sm, ss = _fit_logistic(features.float().cpu(), np.stack(ys, 1) if ys else None, l2)
     return PerceptionHead(kinds, tw, tb, tm, ts, states, sw, sb, sm, ss, fitted)
 

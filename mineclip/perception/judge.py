@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .conditions import Condition, conditions_of
+from .conditions import THINGS, Condition, conditions_of
+from .head import frame_tokens
 from .percipient import Percipient, band_for, decide
 
 
@@ -67,7 +68,26 @@ def task_conditions(task_id: str, prompt: str, negatives_for: Callable[[str], li
     return out
 
 
-def condition_probs(rm, frames, feats, conds: list, head=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def prompt_only(conds: list) -> bool:
+    """Whether a task's conditions are its prompt alone: then both judges give it the same score."""
+    return [key for key, *_ in conds] == ["prompt"]
+
+
+def whole_scores(metrics_path: str | Path, model: str, labels: str, negatives: str) -> dict[str, float]:
+    """Each trajectory's whole-prompt score (the mean step reward) in an evaluation's metrics.json
+    (`eval.py`, the pipeline's eval stage), which must have judged `model` on `labels` under `negatives`."""
+    metrics = json.loads(Path(metrics_path).read_text())
+    st = metrics["settings"]
+    same = (Path(st["model"]).resolve() == Path(model).resolve() and st["label_files"] == [str(Path(labels).resolve())]
+            and st["negatives"] == negatives and st["mode"] == "direct")
+    if not same:
+        raise ValueError(f"{metrics_path} judged {st['model']} on {st['label_files']} (negatives {st['negatives']}, "
+                         f"{st['mode']} reward), not {model} on {labels} (negatives {negatives}, direct reward)")
+    return {tid: float(score) for entry in metrics["models"][st["models"][0]].values()
+            for tid, score in zip(entry["ids"], entry["rules"]["mean"]["kmeans"]["scores"])}
+
+
+def condition_probs(rm, frames, feats, conds: list, head=None, tokens=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Per-condition P along a trajectory [T, C], each condition's chance level [C] and where its P
     came from: the head's P on each frame where it knows the condition ("head", chance level 0: a
     calibrated read-out of whether the condition holds, with no competing texts to share P with,
@@ -84,14 +104,17 @@ def condition_probs(rm, frames, feats, conds: list, head=None) -> tuple[np.ndarr
         per[:, by_text] = fn.trajectory_from_features(feats).logits
         chance[by_text] = [1.0 / len(g) for g in fn.groups]
     if by_head:
-        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True, features=feats)
+        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True, features=feats,
+                                     tokens=tokens)
     return per, chance, sources
 
 
 def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False,
-                       head=None) -> tuple[list[Verdict], list]:
+                       head=None, known: dict[str, float] | None = None) -> tuple[list[Verdict], list]:
     """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones. With a
-    `head` (`mineclip.perception.head`), the conditions it knows are scored by it."""
+    `head` (`mineclip.perception.head`), the conditions it knows are scored by it. `known`: whole-prompt
+    scores by trajectory id (`whole_scores`), taken as both judges' scores of the trajectories whose
+    task is judged by its prompt alone instead of scoring them again."""
     from tqdm import tqdm
 
     from mineclip.evaluate.scoring import step_rewards
@@ -100,15 +123,21 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
 
     verdicts, problems = [], []
     for traj in tqdm(trajectories, desc="judging by conditions", disable=not progress, unit="traj"):
+        conds = task_conditions(traj.task, traj.prompt, negatives_for)
+        if known and traj.id in known and prompt_only(conds):
+            score = known[traj.id]
+            verdicts.append(Verdict(traj.id, traj.task, int(traj.label), score, score, ["prompt"], [float("nan")],
+                                    "prompt", [], traj.record))
+            continue
         try:
             frames = load_frames(traj)
         except Exception as e:  # noqa: BLE001 - reported, as the evaluation does
             problems.append((traj.id, str(e)))
             continue
-        feats = rm.frame_features(frames)
+        things = head is not None and any(c is not None and c.aspect in THINGS and head.knows(c) for *_, c in conds)
+        tokens, feats = frame_tokens(rm, frames, features=True) if things else (None, rm.frame_features(frames))
         whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(feats)
-        conds = task_conditions(traj.task, traj.prompt, negatives_for)
-        per, chance, sources = condition_probs(rm, frames, feats, conds, head)
+        per, chance, sources = condition_probs(rm, frames, feats, conds, head, tokens)
         prob = soft_and(per).numpy()
         reward = np.maximum(prob - float(soft_and(chance)), 0.0)  # direct, at the combination's chance level
         best = int(np.argmax(prob[1:]) + 1) if len(prob) > 1 else 0

@@ -46,9 +46,11 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
     if head is not None:
         head.save(artifact)
     save_thresholds(artifact, thresholds)
+    evaluation = report / "metrics.json"  # the eval stage's scores of the same trajectories, when there
     judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
                                       context_dir=str(work / "context-evalset"), per_label=per_label,
-                                      negatives=negatives, tasks=list(tasks), workers=workers, progress=True))
+                                      negatives=negatives, tasks=list(tasks), workers=workers, progress=True,
+                                      evaluation=str(evaluation) if evaluation.is_file() else None))
     report.mkdir(parents=True, exist_ok=True)
     calibrated = sorted(thresholds["conditions"])
     fitted = ("Percipient thresholds (every condition asked in words: the model's patches are not the "
@@ -59,6 +61,10 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
             (f"{fitted} fitted on {thresholds['frames']} frames of {fit_worlds} training worlds "
              f"(target precision {thresholds['target_precision']}): {', '.join(calibrated)}; saved beside "
              f"the artifact ({artifact})."), "", judge_table(judges), ""]
+    if judges["settings"]["evaluation"]:
+        text.insert(-2, ("On the evaluation set, tasks judged by their prompt alone (their conditions are events, "
+                         "which no frame shows) score the same under both judges: those scores are the eval "
+                         "stage's (report/metrics.json), not computed again.\n"))
     (report / "perception.md").write_text("\n".join(text))
     (report / "perception.json").write_text(json.dumps({"thresholds": thresholds, "judges": judges}, indent=1) + "\n")
     ctx = judges["sets"]["context"]["by_kind"].get("programmatic", {})

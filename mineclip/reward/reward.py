@@ -205,14 +205,23 @@ class RewardModel:
         return to_frames_tensor(frames, self.resolution, self.resize)
 
     @torch.inference_mode()
-    def frame_features(self, frames) -> torch.Tensor:
-        """uint8 frames [N, H, W, 3] / [N, 3, H, W] -> per-frame features [N, D] (float32), in chunks."""
+    def frame_features(self, frames, tokens: bool = False):
+        """uint8 frames [N, H, W, 3] / [N, 3, H, W] -> per-frame features [N, D] (float32), in chunks;
+        with `tokens`, (features, the encoder's last-block patch tokens [N, L, width] on the CPU in
+        float32) from the same pass (what `mineclip.perception.head` reads)."""
         x = to_frames_tensor(frames, self.resolution, self.resize, contiguous=False)  # the encoder reads any layout
-        if 0 < len(x) <= self.batch_size:
+        if not tokens and 0 < len(x) <= self.batch_size:
             return self.model.encode_images(x.to(self.device), self.dtype)
-        out = [self.model.encode_images(x[i : i + self.batch_size].to(self.device), self.dtype)
+        out = [self.model.encode_images(x[i : i + self.batch_size].to(self.device), self.dtype, tokens=tokens)
                for i in range(0, len(x), self.batch_size)]
-        return torch.cat(out) if out else torch.empty(0, self.model.config.embed_dim, device=self.device)
+        if not tokens:
+            return torch.cat(out) if out else torch.empty(0, self.model.config.embed_dim, device=self.device)
+        vision = self.model.config.vision
+        grid = (vision.resolution[0] // vision.patch_size) * (vision.resolution[1] // vision.patch_size)
+        if not out:
+            return (torch.empty(0, self.model.config.embed_dim, device=self.device),
+                    torch.empty(0, grid, self.model.vision.conv1.out_channels))
+        return torch.cat([f for f, _ in out]), torch.cat([t.float().cpu() for _, t in out])
 
     @torch.inference_mode()
     def window_logits(self, window_features: torch.Tensor, text_features: torch.Tensor) -> torch.Tensor:

@@ -113,3 +113,23 @@ def test_inference_aggregator_and_adapter_equal_the_modules(pooling, frames_in_w
         adapted = model.adapt(ref_video)
     assert (video - ref_video).abs().max() < 1e-5
     assert (adapted - ref_adapted).abs().max() < 1e-6
+
+
+@pytest.mark.parametrize("pool", ["tok", "avg"])
+def test_patch_tokens_come_from_the_same_pass_and_equal_open_clips_intermediates(pool):
+    # what the Percipient's head reads: the last block's patch tokens after ln_post
+    model = randomised(build_model("tiny", vision={"pool": pool}).eval())
+    x = frames(model)
+    with torch.inference_mode():
+        feats, tokens = model.encode_images(x, tokens=True)
+        assert torch.equal(feats, model.encode_images(x))
+        norm = ((x.float() / 255 - model.image_mean.view(1, 3, 1, 1)) / model.image_std.view(1, 3, 1, 1))
+        ref = model.vision.forward_intermediates(norm, indices=1, normalize_intermediates=True,
+                                                 intermediates_only=True, output_fmt="NLC")["image_intermediates"][0]
+    h, w = model.config.vision.resolution
+    assert tokens.shape == ref.shape == (3, (h // 16) * (w // 16), model.config.vision.width)
+    assert (tokens - ref).abs().max() < 1e-4 * ref.abs().max()
+    with torch.enable_grad():  # the module path gives the same pair
+        f2, t2 = model.encode_images(x, tokens=True)
+    assert (f2.detach() - feats).abs().max() < 1e-5 * feats.abs().max()
+    assert (t2.detach() - tokens).abs().max() < 1e-4 * ref.abs().max()

@@ -53,3 +53,29 @@ def test_factored_judge_reports_the_weakest_condition_and_abstains_where_unsure(
     lines = [json.loads(x) for x in (folder / "abstained.jsonl").read_text().splitlines()]
     assert {x["task_id"] for x in lines} == {"find_cow_day"} and "abstained" in lines[0]
     assert len(read_labels(folder / "abstained.jsonl")[0]) == 2  # what `mineclip label` reads
+
+
+def test_prompt_only_tasks_can_take_their_scores_from_the_evaluation_of_the_same_model(labelled, tmp_path):
+    # the pipeline's evaluation set is judged by the eval stage already; its tasks judged by the
+    # prompt alone score the same under both judges, so the perception stage reads them back
+    from mineclip.evaluate.run import EvalSettings, evaluate
+    from mineclip.model.artifact import save_artifact
+    from mineclip.perception.judge import whole_scores
+
+    folder, trajs = labelled
+    artifact = save_artifact(make_micro(), tmp_path / "artifact", window=2)
+    evaluate(EvalSettings(model=str(artifact), labels=str(folder / "evalset.jsonl"), out=str(tmp_path / "report"),
+                          negatives="scene", untrained=False, progress=False))
+    rm = RewardModel.load(artifact)
+    from mineclip.tasks.negatives import negatives_for
+
+    scene = lambda p: negatives_for(p, "scene")  # noqa: E731
+    known = whole_scores(tmp_path / "report" / "metrics.json", str(artifact), folder / "evalset.jsonl", "scene")
+    fresh, _ = score_trajectories(rm, trajs, scene)
+    reused, _ = score_trajectories(rm, trajs, scene, known=known)
+    wood = [i for i, t in enumerate(trajs) if t.task == "harvest_wood"]
+    assert wood and all(reused[i].whole == known[trajs[i].id] for i in wood)
+    for a, b in zip(fresh, reused):
+        assert a.whole == pytest.approx(b.whole, abs=1e-6) and a.factored == pytest.approx(b.factored, abs=1e-6)
+    with pytest.raises(ValueError, match="not"):
+        whole_scores(tmp_path / "report" / "metrics.json", str(artifact), folder / "evalset.jsonl", "suite")
