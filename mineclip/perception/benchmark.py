@@ -210,7 +210,7 @@ def run_judges(s: JudgeSettings) -> dict:
     from pathlib import Path
 
     from mineclip.evaluate.trajectories import read_labels
-    from mineclip.play.evalset import FILE_NAME, EvalsetSettings, record_evalset
+    from mineclip.play.evalset import CONTEXT_FAILURES, FILE_NAME, EvalsetSettings, record_evalset
     from mineclip.reward import RewardModel
     from mineclip.tasks.negatives import negatives_for
 
@@ -225,7 +225,8 @@ def run_judges(s: JudgeSettings) -> dict:
     context = Path(s.context_dir)
     if not (context / FILE_NAME).is_file():
         ids = s.tasks or [t.id for t in context_tasks()]
-        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window, purpose=s.context_purpose),
+        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window, purpose=s.context_purpose,
+                                                failures=CONTEXT_FAILURES),
                        s.workers, progress=s.progress)
     sets = {"context": context / FILE_NAME}
     if s.labels and Path(s.labels).is_file():

@@ -495,9 +495,37 @@ class AltScriptedAgent(ScriptedAgent):
         return dirs
 
 
+class AvoidAgent(ScriptedAgent):
+    """A failing agent for tasks won by getting somewhere ("find a zombie at night"): each step it
+    takes the free move that puts it farthest from the nearest thing its task's plan goes to, so
+    that a failure looks like searching elsewhere. A near miss of such a task (walk there, never
+    act) is a success, and a zombie at night finds noisy and random players, so without this agent
+    those tasks have almost no failures to judge."""
+
+    name = "avoid"
+
+    def __init__(self, solution: list, seed: int = 0):
+        super().__init__(solution, seed=seed)
+        self.kinds = [arg for skill, arg, _ in self.solution if skill in ("goto", "fight", "hit")]
+
+    def act(self, env):
+        self.env = env
+        (x, y), world = self._pos(), env.world
+        free = [d for d in DIRS.values() if world[(x + d[0], y + d[1])][0] in WALKABLE
+                and world[(x + d[0], y + d[1])][1] is None]
+        if not free:
+            return NOOP
+        targets = np.array([t for kind in self.kinds for t in self._targets(kind)] or [(x, y)])
+
+        def away(d) -> tuple[int, float]:
+            return int(np.abs(targets - (x + d[0], y + d[1])).sum(1).min()), self.rng.random()
+
+        return int(MOVE[max(free, key=away)])
+
+
 def make_agent(kind: str, task, noise: float = 0.0, seed: int = 0, other=None) -> Agent:
     """Build an agent by name: scripted, scripted_alt, noisy, near_miss, wrong_target (needs `other`
-    task) or random."""
+    task), avoid or random."""
     if kind == "random":
         return RandomAgent(seed)
     if kind == "scripted":
@@ -516,8 +544,10 @@ def make_agent(kind: str, task, noise: float = 0.0, seed: int = 0, other=None) -
         agent = ScriptedAgent(other.solution, noise=noise, seed=seed)
         agent.name = "wrong_target"
         return agent
-    raise ValueError(f"unknown agent {kind!r}; expected scripted, scripted_alt, noisy, near_miss, wrong_target "
-                     "or random")
+    if kind == "avoid":
+        return AvoidAgent(task.solution, seed=seed)
+    raise ValueError(f"unknown agent {kind!r}; expected scripted, scripted_alt, noisy, near_miss, wrong_target, "
+                     "avoid or random")
 
 
-AGENTS = ("scripted", "noisy", "near_miss", "wrong_target", "random", "scripted_alt")
+AGENTS = ("scripted", "noisy", "near_miss", "wrong_target", "random", "scripted_alt", "avoid")

@@ -2,6 +2,10 @@
 
 Successes come from the scripted agent; failures from the failing agents in turn (near misses,
 wrong targets, noisy and random play), so that a failure looks like an attempt, not like idling.
+Tasks won by getting somewhere under conditions (MP5's context tasks, "find a zombie at night")
+take other failures (`CONTEXT_FAILURES`): a near miss of a find is a success, and a zombie at
+night finds every player, so they walk away from the target instead, and the scripted agent plays
+the same find at the other time of day (MP5's minimal pair: everything right but the time).
 Episodes go on `tail` steps after success (or after a creative task's plan is done), so that the
 judge sees the success in every reward window that holds it. The output is the labelled
 trajectory format `eval.py` reads (`mineclip.play.record`).
@@ -21,12 +25,16 @@ from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task
 from mineclip.tasks.seeds import world_seeds
 
+from .agents import AGENTS
 from .record import FAILURE_AGENTS, FPS, run_episode, worker_pool
 
 # Steps an evaluation episode goes on after success: one reward window of the paper's model (16
 # frames); the pipeline passes its own window length.
 EVAL_TAIL = 16
 FILE_NAME = "evalset.jsonl"
+OTHER_TIME = "other_time"  # a failing attempt: the scripted agent, at the other time of day
+CONTEXT_FAILURES = ("avoid", OTHER_TIME, "random", "wrong_target")
+FLIPPED_TIME = {"day": "night", "night": "day"}  # the criterion's time -> the start that breaks it
 
 
 @dataclass
@@ -41,6 +49,9 @@ class EvalsetSettings:
     # the worlds' purpose (mineclip.tasks.seeds): "evalset", held out; "perception", the training
     # worlds the Percipient is fitted on, for a validation set that leaves the held-out one alone
     purpose: str = "evalset"
+    # what plays the failing attempts, in turn: agents (`mineclip.play.agents`) or OTHER_TIME;
+    # OTHER_TIME is left out for tasks whose success needs no time of day
+    failures: tuple[str, ...] = FAILURE_AGENTS
 
 
 @dataclass
@@ -57,6 +68,24 @@ def evalset_worlds(count: int, purpose: str = "evalset") -> list[int]:
     return world_seeds(purpose, count)
 
 
+def success_time(success) -> str | None:
+    """The time of day a success criterion asks for ({time: night} anywhere in it), or None."""
+    if isinstance(success, dict):
+        if isinstance(success.get("time"), str):
+            return success["time"]
+        success = list(success.values())
+    if isinstance(success, list):
+        return next((t for t in map(success_time, success) if t), None)
+    return None
+
+
+def failure_kinds(task, failures: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """(agent, start changes) of each kind of failing attempt a task takes in turn."""
+    flipped = FLIPPED_TIME.get(success_time(task.success) or "")
+    return [("scripted", {"time": flipped}) if kind == OTHER_TIME else (kind, {})
+            for kind in failures if kind != OTHER_TIME or flipped]
+
+
 def _record_task(args: tuple) -> list[dict]:
     from mineclip.data.video import write_mp4
 
@@ -65,18 +94,19 @@ def _record_task(args: tuple) -> list[dict]:
     task = get_task(task_id)
     env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False)  # labels: the criterion held
     seeds = evalset_worlds(s.worlds, s.purpose)
+    failing = failure_kinds(task, s.failures) or failure_kinds(task, FAILURE_AGENTS)
     kept = {0: [], 1: []}
     for attempt in range(max_attempts):
         if len(kept[0]) >= per_label and len(kept[1]) >= per_label:
             break
         want_success = len(kept[1]) < per_label and (attempt % 2 == 0 or len(kept[0]) >= per_label)
-        agent = "scripted" if want_success else FAILURE_AGENTS[(attempt // 2) % len(FAILURE_AGENTS)]
+        agent, init = ("scripted", {}) if want_success else failing[(attempt // 2) % len(failing)]
         world_seed = seeds[attempt % len(seeds)]
         seed = world_seed * 100 + attempt // len(seeds)
         ep = run_episode(task_id, agent=agent, seed=seed, world_seed=world_seed, env=env,
                          noise=0.6 if agent == "noisy" else 0.0,
                          prelude=int(np.random.RandomState(seed).randint(0, 7)), tail=tail,
-                         episode_id=f"{task_id}-s{seed}-{agent}-e{attempt}")
+                         episode_id=f"{task_id}-s{seed}-{OTHER_TIME if init else agent}-e{attempt}", init=init)
         label = ep.record["label"]
         if label is None:  # a task people judge: as many scripted as failing attempts, recorded unlabelled
             label = int(agent == "scripted")
@@ -99,6 +129,10 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
     t0 = time.time()
     for task_id in settings.tasks:
         get_task(task_id)  # unknown ids fail before any play
+    unknown = set(settings.failures) - set(AGENTS) - {OTHER_TIME}
+    if unknown or not settings.failures:
+        raise ValueError(f"failing attempts: unknown {sorted(unknown)} or none; expected agents of {AGENTS} "
+                         f"or {OTHER_TIME!r}")
     out = Path(out_dir)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     path = out / FILE_NAME

@@ -43,11 +43,12 @@ def _wrong_task(task, seed: int):
 def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed: int | None = None,
                 noise: float = 0.0, prelude: int = 0, tail: int = 4, min_frames: int = 17,
                 max_steps: int | None = None, episode_id: str | None = None, env: CrafterTaskEnv | None = None,
-                spawn_jitter: int = 0) -> Episode:
+                spawn_jitter: int = 0, init: dict | None = None) -> Episode:
     """Play one episode and return its frames, JSON record and per-frame world states.
 
     prelude: random walking steps before the agent starts (variety); tail: steps kept after
-    success is reached; the episode is padded with the agent's steps up to `min_frames` frames.
+    success is reached; the episode is padded with the agent's steps up to `min_frames` frames;
+    init: changes to the task's start (`CrafterEnv` init keys), recorded as the record's "init".
     """
     task = get_task(task_id)
     world_seed = seed if world_seed is None else world_seed
@@ -55,7 +56,7 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
         env = CrafterTaskEnv(task, max_steps=max_steps, terminate_on_success=False, declare_done=False,
                              spawn_jitter=spawn_jitter)
     limit = max_steps or env.max_steps
-    obs, _ = env.reset(seed=seed, options={"world_seed": world_seed})
+    obs, _ = env.reset(seed=seed, options={"world_seed": world_seed, **({"init": init} if init else {})})
     other = _wrong_task(task, seed) if agent == "wrong_target" else None
     bot = make_agent(agent, task, noise=noise, seed=seed, other=other)
     bot.reset(env)
@@ -93,6 +94,8 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
         "num_steps": len(actions), "actions": actions, "events": events, "success": success,
         "category": task.category, "kind": task.kind, "split": split_of(world_seed),
     }
+    if init:
+        record["init"] = dict(init)
     if task.labeller == "human":  # no criterion and no oracle: people label it (`mineclip label`)
         record.update(label=None, success=None)
     return Episode(np.stack(frames), record, states)

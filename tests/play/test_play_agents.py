@@ -42,3 +42,11 @@ def test_a_mined_block_is_placed_elsewhere_not_back_into_its_hole():
     mined, placed = ep.states[steps["collect_stone"]], ep.states[steps["place_stone"]]
     ahead = lambda s: (s.pos[0] + s.facing[0], s.pos[1] + s.facing[1])  # noqa: E731
     assert ahead(mined) != ahead(placed)
+
+
+def test_the_avoiding_agent_walks_away_from_what_its_task_looks_for():
+    # a failing attempt at a find: moving away from the target, not idling next to it
+    ep = run_episode("find_a_tree", "avoid", seed=5, world_seed=5)
+    assert ep.record["agent"] == "avoid" and ep.record["label"] == 0
+    moves = [a for a in ep.record["actions"] if a != 0]
+    assert len(moves) > len(ep.record["actions"]) // 2

@@ -78,3 +78,22 @@ def test_a_recording_killed_half_way_leaves_no_evalset_to_mistake_for_a_whole_on
     result = record_evalset(tmp_path, EvalsetSettings(["harvest_wood", "find_water"], 1, worlds=2), workers=1, progress=False)
     assert set(result.counts) == {"harvest_wood", "find_water"} and (tmp_path / "evalset.jsonl").is_file()
     assert not (tmp_path / "evalset.jsonl.partial").exists()
+
+
+def test_context_tasks_get_failures_that_walk_away_or_come_at_the_other_time_of_day(tmp_path):
+    # a zombie at night finds near misses, noisy and random players: before these failing attempts,
+    # "find a zombie at night" had 1 failure in 315 attempts
+    from mineclip.play.evalset import CONTEXT_FAILURES, failure_kinds
+    from mineclip.tasks.registry import get_task
+
+    result = record_evalset(tmp_path, EvalsetSettings(["find_zombie_night"], 3, worlds=3, tail=2,
+                                                      failures=CONTEXT_FAILURES), workers=1, progress=False)
+    assert result.counts == {"find_zombie_night": [3, 3]}
+    failed = [r for r in read_jsonl(result.labels) if r["label"] == 0]
+    assert any(r.get("init") == {"time": "day"} and r["agent"] == "scripted" and "other_time" in r["id"]
+               for r in failed)
+    # a find with no time of day in its success takes no other-time attempt
+    assert [a for a, _ in failure_kinds(get_task("find_a_cow"), CONTEXT_FAILURES)] == ["avoid", "random", "wrong_target"]
+    assert failure_kinds(get_task("find_cow_day"), CONTEXT_FAILURES)[1] == ("scripted", {"time": "night"})
+    with pytest.raises(ValueError, match="unknown"):
+        record_evalset(tmp_path / "x", EvalsetSettings(["find_a_cow"], 1, failures=("sulking",)), progress=False)
