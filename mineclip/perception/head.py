@@ -192,6 +192,13 @@ class PerceptionHead:
                 out[:, j] = p[:, self.states.index(conditions[j].subject)].numpy()
         return out
 
+    def frame_probs(self, rm, frames, conditions: list[Condition], near: bool = False
+                    ) -> tuple[torch.Tensor, np.ndarray]:
+        """(the frames' embedding [N, D], `probs` [N, C]) from one pass of the frame encoder."""
+        things = any(c.aspect in THINGS and self.knows(c) for c in conditions)
+        tokens, features = frame_tokens(rm, frames, features=True) if things else (None, rm.frame_features(frames))
+        return features, self.probs(rm, frames, conditions, near, features=features, tokens=tokens)
+
     def save(self, directory: str | os.PathLike) -> Path:
         """Write `perception_head.safetensors` into `directory` (an artifact's), atomically."""
         from safetensors.torch import save_file

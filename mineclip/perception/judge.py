@@ -26,9 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .conditions import THINGS, Condition, conditions_of
-from .head import frame_tokens
-from .percipient import Percipient, band_for, decide
+from .conditions import Condition, conditions_of
+from .percipient import band_for, decide
 
 
 @dataclass
@@ -87,26 +86,22 @@ def whole_scores(metrics_path: str | Path, model: str, labels: str, negatives: s
             for tid, score in zip(entry["ids"], entry["rules"]["mean"]["kmeans"]["scores"])}
 
 
-def condition_probs(rm, frames, feats, conds: list, head=None, tokens=None) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Per-condition P along a trajectory [T, C], each condition's chance level [C] and where its P
-    came from: the head's P on each frame where it knows the condition ("head", chance level 0: a
-    calibrated read-out of whether the condition holds, with no competing texts to share P with,
-    says 0 where nothing is there; a thing's `near` is read from where its tiles are, since the
-    labels say whether the whole criterion held), else its text among its negatives on the window
-    ending there ("text", chance 1/N)."""
-    percipient = Percipient(rm, head=head)
-    sources = [percipient.source(c) for *_, c in conds]
-    by_head = [j for j, src in enumerate(sources) if src == "head"]
-    by_text = [j for j, src in enumerate(sources) if src == "text"]
-    per, chance = np.zeros((len(feats), len(conds))), np.zeros(len(conds))
-    if by_text:
-        fn = rm.factored_fn([(conds[j][1], conds[j][2]) for j in by_text])
-        per[:, by_text] = fn.trajectory_from_features(feats).logits
-        chance[by_text] = [1.0 / len(g) for g in fn.groups]
-    if by_head:
-        per[:, by_head] = head.probs(rm, frames, [conds[j][3] for j in by_head], near=True, features=feats,
-                                     tokens=tokens)
-    return per, chance, sources
+def conditions_reward(rm, conds: list, head=None, mode: str = "direct"):
+    """The reward by a task's conditions (`task_conditions`): a `FactoredRewardFunction` in which the
+    conditions the head knows take the head's P on each frame (chance level 0: a calibrated read-out
+    of whether the condition holds, with no competing texts to share P with, says 0 where nothing is
+    there; a thing's `near` is read from where its tiles are, since the labels say whether the whole
+    criterion held), the others their text among their negatives on the window ending there (chance
+    1/N). The judge's score and, streamed (`.stream(num_envs)`, the gymnasium wrappers), an RL reward."""
+    return rm.factored_fn([(text, negs, cond) for _, text, negs, cond in conds], mode, head=head)
+
+
+def task_reward(rm, task_id: str, negatives_for: Callable[[str], list[str]], head=None, mode: str = "direct"):
+    """`conditions_reward` of a task of the suite, e.g. for RL on MP5's context tasks:
+    `MineCLIPReward(env, reward=task_reward(rm, "find_cow_day", negatives, load_head(artifact, rm)))`."""
+    from mineclip.tasks.registry import get_task
+
+    return conditions_reward(rm, task_conditions(task_id, get_task(task_id).prompt, negatives_for), head, mode)
 
 
 def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False,
@@ -119,7 +114,6 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
 
     from mineclip.evaluate.scoring import step_rewards
     from mineclip.evaluate.trajectories import load_frames
-    from mineclip.reward.factored import soft_and
 
     verdicts, problems = [], []
     for traj in tqdm(trajectories, desc="judging by conditions", disable=not progress, unit="traj"):
@@ -134,19 +128,19 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         except Exception as e:  # noqa: BLE001 - reported, as the evaluation does
             problems.append((traj.id, str(e)))
             continue
-        things = head is not None and any(c is not None and c.aspect in THINGS and head.knows(c) for *_, c in conds)
-        tokens, feats = frame_tokens(rm, frames, features=True) if things else (None, rm.frame_features(frames))
-        whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(feats)
-        per, chance, sources = condition_probs(rm, frames, feats, conds, head, tokens)
-        prob = soft_and(per).numpy()
-        reward = np.maximum(prob - float(soft_and(chance)), 0.0)  # direct, at the combination's chance level
+        fn = conditions_reward(rm, conds, head)
+        feats = fn.encode(frames)  # the embedding, then the head's P of the conditions it knows: one pass
+        whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(
+            feats[:, :rm.model.config.embed_dim])
+        factored = fn.trajectory_from_features(feats)  # direct, at the combination's chance level
+        per, prob = factored.logits, factored.prob
         best = int(np.argmax(prob[1:]) + 1) if len(prob) > 1 else 0
         at_best = [float(p) for p in per[best]]
         keys = [k for k, _, _, _ in conds]
-        usable = [band_for(thresholds or {}, k, src) for k, src in zip(keys, sources)]
+        usable = [band_for(thresholds or {}, k, src) for k, src in zip(keys, fn.sources)]
         unsure = [k for k, p, band in zip(keys, at_best, usable) if band and decide(p, band)[0] == "unsure"]
         verdicts.append(Verdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
-                                float(step_rewards(reward).mean()), keys, at_best,
+                                float(step_rewards(factored.reward).mean()), keys, at_best,
                                 keys[int(np.argmin(at_best))], unsure, traj.record))
     return verdicts, problems
 

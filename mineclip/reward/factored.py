@@ -12,8 +12,16 @@ the geometric mean to 0, and the soft minimum sits between the minimum and the m
 minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
 of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
 `P_t - P_{t-1}`. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
-suite: `mineclip.perception.conditions`), and streams through the same cached window
+suite: `mineclip.perception.judge.task_reward`), and streams through the same cached window
 (`stream(num_envs)`: one frame encoding per env step, per-condition P in `StepRewards.logits`).
+
+With the Percipient's trained head (`mineclip.perception.head`; a condition given as `(text,
+negatives, condition)` that the head knows), that condition's P_i is the head's P on the window's
+newest frame (`near` read from where the tiles are), with chance level 0 in the combination's:
+a calibrated read-out of whether the condition holds, with no competing texts to share P with.
+`encode` then gives, per frame, the embedding followed by the head's P of those conditions, from
+one pass of the frame encoder, and that is what a stream caches. This is the judge by conditions'
+score (`mineclip.perception.judge`), step by step.
 """
 
 from __future__ import annotations
@@ -42,38 +50,77 @@ def soft_and(probs, how: str = "geomean", tau: float = TAU):
 
 
 class FactoredRewardFunction:
-    """The reward of several conditions, each `(text, negatives)`, combined by a soft AND."""
+    """The reward of several conditions, each `(text, negatives)` or `(text, negatives, condition)`,
+    combined by a soft AND; with a `head`, the conditions it knows take its P (module docstring)."""
 
     first_steps = "repeat"  # windows before the span is full repeat the first frame, as RewardFunction's default
 
-    def __init__(self, reward_model, conditions: Sequence[tuple[str, Sequence[str]]], mode: str = "direct",
-                 combine: str = "geomean"):
+    def __init__(self, reward_model, conditions: Sequence[tuple], mode: str = "direct", combine: str = "geomean",
+                 head=None):
         if mode not in MODES:
             raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
         if combine not in COMBINE:
             raise ValueError(f"soft AND must be one of {COMBINE}, got {combine!r}")
         if not conditions:
             raise ValueError("expected at least one (text, negatives) condition, got none")
-        self.groups = []
-        for text, negatives in conditions:
+        self.groups, self.by_head, self.sources, chances = [], [], [], []
+        for item in conditions:
+            text, negatives, condition = (*item, None)[:3]
+            if head is not None and condition is not None and head.knows(condition):
+                self.by_head.append(condition)
+                self.sources.append("head")
+                chances.append(0.0)
+                continue
             negs = [n for n in dict.fromkeys(negatives) if n != text]
             if not negs:
                 raise ValueError(f"condition {text!r}: expected at least one negative; P would always be 1")
             self.groups.append([text, *negs])
-        self.rm, self.mode, self.combine = reward_model, mode, combine
-        self.texts = [g[0] for g in self.groups]
-        self.text_features = reward_model.text_features([t for g in self.groups for t in g])
-        self.chance = float(soft_and(torch.tensor([1.0 / len(g) for g in self.groups]), combine))
+            self.sources.append("text")
+            chances.append(1.0 / len(self.groups[-1]))
+        self.rm, self.mode, self.combine, self.head = reward_model, mode, combine, head
+        self.texts = [item[0] for item in conditions]
+        self.text_features = reward_model.text_features([t for g in self.groups for t in g]) if self.groups else None
+        self.chance = float(soft_and(torch.tensor(chances), combine))
+
+    @property
+    def feature_dim(self) -> int:
+        """Width of what `encode` gives per frame: the embedding, then one P per head condition."""
+        return self.rm.model.config.embed_dim + len(self.by_head)
+
+    @property
+    def num_prompts(self) -> int:
+        """Texts scored per window (every text condition's text and negatives)."""
+        return sum(len(g) for g in self.groups)
+
+    def describe(self) -> dict:
+        """Settings worth logging next to the rewards."""
+        return {"conditions": self.texts, "by": self.sources, "mode": self.mode, "combine": self.combine,
+                "chance_prob": self.chance, "window": self.window, "frame_stride": self.frame_stride,
+                "precision": self.rm.precision}
+
+    def encode(self, frames) -> torch.Tensor:
+        """Per-frame features [N, feature_dim] of uint8 frames (one pass of the frame encoder)."""
+        if not self.by_head:
+            return self.rm.frame_features(frames)
+        feats, probs = self.head.frame_probs(self.rm, frames, self.by_head, near=True)
+        return torch.cat([feats, torch.as_tensor(probs, dtype=feats.dtype).to(feats.device)], -1)
 
     @torch.inference_mode()
     def condition_probs(self, windows: torch.Tensor) -> torch.Tensor:
-        """P of each condition [B, C] for windows of frame features [B, W, D]."""
-        logits = self.rm.window_logits(windows, self.text_features)
-        out, i = [], 0
-        for g in self.groups:
-            out.append(logits[:, i:i + len(g)].softmax(-1)[:, 0])
-            i += len(g)
-        return torch.stack(out, -1)
+        """P of each condition [B, C] for windows of per-frame features [B, W, feature_dim] (`encode`)."""
+        d = self.rm.model.config.embed_dim
+        out = torch.empty(len(windows), len(self.sources), dtype=torch.float32, device=windows.device)
+        text = [j for j, src in enumerate(self.sources) if src == "text"]
+        if text:
+            logits = self.rm.window_logits(windows[..., :d], self.text_features)
+            i = 0
+            for j, g in zip(text, self.groups):
+                out[:, j] = logits[:, i:i + len(g)].softmax(-1)[:, 0]
+                i += len(g)
+        head = [j for j, src in enumerate(self.sources) if src == "head"]
+        if head:
+            out[:, head] = windows[:, -1, d:].float()  # the head's P of the newest frame
+        return out
 
     @property
     def window(self) -> int:
@@ -101,10 +148,11 @@ class FactoredRewardFunction:
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:
         """Rewards of a stored trajectory (frame 0 = reset): `prob` the combined P, `logits` the per-condition P."""
-        return self.trajectory_from_features(self.rm.frame_features(frames))
+        return self.trajectory_from_features(self.encode(frames))
 
     @torch.inference_mode()
     def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
+        """Rewards from per-frame features [T, feature_dim] (`encode`)."""
         t, w, s = len(feats), self.rm.window, self.rm.frame_stride
         idx = torch.arange(t)[:, None] + torch.arange(-(w - 1) * s, 1, s)[None, :]
         windows = feats[idx.clamp(min=0)]  # the first frame repeated before the start, as RewardFunction

@@ -234,13 +234,14 @@ class RewardModel:
         `mineclip.tasks.negatives.negatives_for(prompt, "suite")`)."""
         return RewardFunction(self, prompt, negatives, mode, first_steps)
 
-    def factored_fn(self, conditions: Sequence[tuple[str, Sequence[str]]], mode: str = "direct",
-                    combine: str = "geomean"):
-        """A reward by conditions, each (text, its negatives), combined by a soft AND
-        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.conditions`)."""
+    def factored_fn(self, conditions: Sequence[tuple], mode: str = "direct", combine: str = "geomean",
+                    head=None):
+        """A reward by conditions, each (text, its negatives) or (text, negatives, condition), combined
+        by a soft AND; with the Percipient's `head`, the conditions it knows take its P
+        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.judge.task_reward`)."""
         from .factored import FactoredRewardFunction
 
-        return FactoredRewardFunction(self, conditions, mode, combine)
+        return FactoredRewardFunction(self, conditions, mode, combine, head)
 
 
 class RewardFunction:
@@ -317,6 +318,15 @@ class RewardFunction:
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
 
+    @property
+    def feature_dim(self) -> int:
+        """Width of what `encode` gives per frame (what a stream caches)."""
+        return self.rm.model.config.embed_dim
+
+    def encode(self, frames) -> torch.Tensor:
+        """Per-frame features [N, feature_dim] of uint8 frames: the frame embedding."""
+        return self.rm.frame_features(frames)
+
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:
         """Rewards for a stored trajectory in one call: frames [T, H, W, 3] (frame 0 = reset)."""
@@ -354,7 +364,7 @@ class RewardStream:
 
     def __init__(self, fn: RewardFunction, num_envs: int = 1):
         self.fn, self.num_envs = fn, num_envs
-        d, dev = fn.rm.model.config.embed_dim, fn.rm.device
+        d, dev = fn.feature_dim, fn.rm.device
         self.span = fn.rm.span
         self._ring = torch.zeros(num_envs, 2 * self.span, d, device=dev)
         self._pos = self.span - 1  # slot of the newest frame (in [0, span))
@@ -380,18 +390,19 @@ class RewardStream:
     def reset(self, frames, env_ids: Sequence[int] | None = None) -> StepRewards:
         """Start episodes with their reset frames [n, H, W, 3] (all envs, or `env_ids`)."""
         ids = self._check(frames, env_ids)
-        return self.reset_features(self.fn.rm.frame_features(frames), ids)
+        return self.reset_features(self.fn.encode(frames), ids)
 
     @torch.inference_mode()
     def step(self, frames) -> StepRewards:
         """Rewards for the newest frame of every env [N, H, W, 3]: one forward for all N."""
         if len(frames) != self.num_envs:
             raise ValueError(f"expected frames for {self.num_envs} env(s), got {len(frames)}")
-        return self.step_features(self.fn.rm.frame_features(frames))
+        return self.step_features(self.fn.encode(frames))
 
     @torch.inference_mode()
     def reset_features(self, feats: torch.Tensor, env_ids: Sequence[int] | None = None) -> StepRewards:
-        """`reset` from frame features [n, D] the caller already computed (e.g. shared with a policy)."""
+        """`reset` from frame features [n, D] the caller already computed (`fn.encode`, e.g. shared
+        with a policy)."""
         ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in np.atleast_1d(env_ids)]
         idx = torch.tensor(ids, device=self._ring.device)
         self._ring[idx] = feats.to(self._ring.device)[:, None, :].expand(-1, self._ring.shape[1], -1)

@@ -71,7 +71,7 @@ class MineCLIPVecEnvReward(VecEnvWrapper):
         return self.tracker.fn.rm
 
     def _features(self, frames: np.ndarray) -> torch.Tensor:
-        return self.rm.frame_features(frames)
+        return self.tracker.fn.encode(frames)
 
     def reset(self):
         obs = self.venv.reset()

@@ -79,7 +79,7 @@ class MineCLIPReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         if frame is None:
             raise ValueError("no RGB frame in the observation and env.render() returned None; "
                              "pass frame_key= or frame_fn=, or make the env with render_mode='rgb_array'")
-        return self.fn.rm.frame_features(np.asarray(frame)[None])
+        return self.fn.encode(np.asarray(frame)[None])
 
     def reset(self, *, seed=None, options=None):
         obs, info = self.env.reset(seed=seed, options=options)
@@ -135,7 +135,7 @@ class MineCLIPRewardVec(gym.vector.VectorWrapper):
         frames = self._frames(obs)
         mask = (options or {}).get("reset_mask")
         ids = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
-        out = self.tracker.reset(self.fn.rm.frame_features(frames[ids]), ids)
+        out = self.tracker.reset(self.fn.encode(frames[ids]), ids)
         self._needs_reset[ids] = False
         prob = np.zeros(self.num_envs, dtype=np.float32)
         prob[ids] = out.prob.cpu().numpy()
@@ -156,10 +156,10 @@ class MineCLIPRewardVec(gym.vector.VectorWrapper):
             for i in np.flatnonzero(done):  # the terminal frame, not the next episode's first
                 step_frames[i] = self.frame_fn(final[i]) if self.frame_fn else extract_frame(final[i], self.frame_key)
         restarted = self._needs_reset if self.autoreset_mode == gym.vector.AutoresetMode.NEXT_STEP else None
-        step = self.tracker.step(self.fn.rm.frame_features(step_frames), env_reward, done, restarted)
+        step = self.tracker.step(self.fn.encode(step_frames), env_reward, done, restarted)
         if same_step and done.any():
             ids = np.flatnonzero(done)
-            self.tracker.reset(self.fn.rm.frame_features(frames[ids]), ids)
+            self.tracker.reset(self.fn.encode(frames[ids]), ids)
         self._needs_reset = done.copy()
         info = dict(info)
         info["mineclip"] = {"reward": step.learned, "prob": step.prob, "logits": step.logits,

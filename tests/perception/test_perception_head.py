@@ -165,3 +165,33 @@ def test_the_judge_scores_the_conditions_the_head_knows_by_it(sim_model, fitted,
         assert v.factored == pytest.approx(float(step_rewards(p).mean()), abs=1e-6)
     words = score_trajectories(sim_model, trajs, lambda p: ["chop a tree", "hunt a cow"], thresholds)[0]
     assert [w.factored for w in words] != [v.factored for v in verdicts]
+
+
+def test_the_reward_by_conditions_streams_the_heads_p_through_the_gymnasium_wrapper(sim_model, fitted):
+    # RL on a context task with the head: the judge's score, step by step, from one encoder pass a step
+    import gymnasium as gym
+
+    from mineclip.perception.conditions import conditions_of
+    from mineclip.perception.judge import task_reward
+    from mineclip.reward.wrappers import MineCLIPReward
+    from mineclip.tasks import get_task
+
+    head, fit, _ = fitted
+    frames = np.stack([f.frame for f in fit[:6]])
+    negatives = lambda p: ["chop a tree", "hunt a cow"]  # noqa: E731
+    fn = task_reward(sim_model, "find_cow_day", negatives, head)
+    d = sim_model.model.config.embed_dim
+    assert fn.sources == ["head", "head"] and fn.feature_dim == d + 2 and fn.chance < 1e-5
+    stored = fn.trajectory(frames)
+    heads = head.probs(sim_model, frames, conditions_of(get_task("find_cow_day")), near=True)
+    np.testing.assert_allclose(stored.logits, heads, atol=1e-6)  # each frame's own P, not its window's
+    stream = fn.stream(1)
+    steps = [stream.reset(frames[:1])] + [stream.step(frames[t:t + 1]) for t in range(1, 6)]
+    np.testing.assert_allclose([float(s.reward[0]) for s in steps], stored.reward, atol=1e-6)
+    words = task_reward(sim_model, "find_cow_day", negatives)
+    assert words.sources == ["text", "text"] and words.feature_dim == d
+
+    env = MineCLIPReward(gym.make("mineclip/find_cow_day-v0", max_steps=3), fn, combine="replace")
+    env.reset(seed=0)
+    _, reward, *_, info = env.step(0)
+    assert len(info["mineclip"]["logits"]) == 2 and reward == pytest.approx(float(info["mineclip"]["prob"]), abs=1e-5)
