@@ -20,7 +20,7 @@
 
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
    unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
-   context tasks recorded on held-out worlds (runs/default/perception/context-evalset).
+   context tasks recorded on held-out worlds (runs/default/evalset/context, what the pipeline recorded).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                         "the Percipient's training worlds (perception)")
     p.add_argument("--labels", default="runs/default/evalset/evalset.jsonl",
                    help="the pipeline's evaluation set (\"\": only the context tasks)")
-    p.add_argument("--context-dir", default="runs/default/perception/context-evalset",
+    p.add_argument("--context-dir", default="runs/default/evalset/context",
                    help="where the context tasks' labelled set is recorded (once) and read")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)

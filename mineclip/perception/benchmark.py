@@ -178,7 +178,8 @@ class JudgeSettings:
 
     model: str
     labels: str | None = "runs/default/evalset/evalset.jsonl"  # the pipeline's evaluation set (None: skip)
-    context_dir: str = "runs/default/perception/context-evalset"  # recorded here once, then reused
+    # the context set: the pipeline's (its evalset stage records it there); recorded here once if missing
+    context_dir: str = "runs/default/evalset/context"
     per_label: int = 10  # successes and failures per context task, on held-out worlds
     negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
     tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
@@ -202,6 +203,27 @@ def _kind(task_id: str) -> str:
         return "creative"
 
 
+def record_context(context_dir, tasks: list[str], per_label: int, window: int, purpose: str = "evalset",
+                   workers: int = 2, progress: bool = True):
+    """The context tasks' labelled set in `context_dir` (recorded when its file is missing, else
+    kept: it does not depend on a model, only on the reward window its successes go on for):
+    `per_label` successes and failures per task (every mp5-context task for `tasks` []), on held-out
+    worlds (or, `purpose` "perception", the Percipient's training worlds), with the failing attempts
+    of context tasks (`mineclip.play.evalset.CONTEXT_FAILURES`). Returns the labels file."""
+    from pathlib import Path
+
+    from mineclip.play.evalset import CONTEXT_FAILURES, FILE_NAME, EvalsetSettings, record_evalset
+
+    from .calibrate import context_tasks
+
+    path = Path(context_dir) / FILE_NAME
+    if not path.is_file():
+        ids = list(tasks) or [t.id for t in context_tasks()]
+        record_evalset(context_dir, EvalsetSettings(ids, per_label, tail=window, purpose=purpose,
+                                                    failures=CONTEXT_FAILURES), workers, progress=progress)
+    return path
+
+
 def run_judges(s: JudgeSettings) -> dict:
     """F1 of the factored and the whole-prompt judge on the pipeline's evaluation set and on the
     context tasks (recorded once, on held-out worlds unless `context_purpose` says otherwise);
@@ -210,11 +232,9 @@ def run_judges(s: JudgeSettings) -> dict:
     from pathlib import Path
 
     from mineclip.evaluate.trajectories import read_labels
-    from mineclip.play.evalset import CONTEXT_FAILURES, FILE_NAME, EvalsetSettings, record_evalset
     from mineclip.reward import RewardModel
     from mineclip.tasks.negatives import negatives_for
 
-    from .calibrate import context_tasks
     from .head import load_head, supports
     from .judge import compare, score_trajectories, whole_scores, write_abstained
 
@@ -222,19 +242,15 @@ def run_judges(s: JudgeSettings) -> dict:
     rm = RewardModel.load(s.model)
     thresholds = load_thresholds(s.model)
     head = load_head(s.model, rm) if s.head and supports(rm) else None
-    context = Path(s.context_dir)
-    if not (context / FILE_NAME).is_file():
-        ids = s.tasks or [t.id for t in context_tasks()]
-        record_evalset(context, EvalsetSettings(ids, s.per_label, tail=rm.window, purpose=s.context_purpose,
-                                                failures=CONTEXT_FAILURES),
-                       s.workers, progress=s.progress)
-    sets = {"context": context / FILE_NAME}
+    sets = {"context": record_context(s.context_dir, s.tasks, s.per_label, rm.window, s.context_purpose, s.workers,
+                                      s.progress)}
     if s.labels and Path(s.labels).is_file():
         sets["pipeline"] = Path(s.labels)
     out: dict = {"settings": asdict(s), "sets": {}}
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
-        known = whole_scores(s.evaluation, s.model, str(path), s.negatives) if s.evaluation and name == "pipeline" else None
+        reuse = s.evaluation and name == "pipeline"
+        known = whole_scores(s.evaluation, s.model, str(path), s.negatives) if reuse else None
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,
                                                 s.progress, head, known)
         tasks = compare(verdicts)

@@ -29,9 +29,10 @@ def judge_table(judges: dict) -> str:
     return "\n".join(lines)
 
 
-def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tasks: list[str], per_label: int,
+def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, tasks: list[str], per_label: int,
                      fit_worlds: int, negatives: str, workers: int) -> dict:
-    """Fit and save the thresholds, judge the context tasks and the evaluation set, write the report."""
+    """Fit and save the thresholds, judge the context tasks (their labelled set in `context`, recorded
+    there if missing: `benchmark.record_context`) and the evaluation set, write the report."""
     from mineclip.reward import RewardModel
 
     from .benchmark import JudgeSettings, run_judges
@@ -48,7 +49,7 @@ def evaluate_context(artifact: Path, work: Path, report: Path, labels: Path, tas
     save_thresholds(artifact, thresholds)
     evaluation = report / "metrics.json"  # the eval stage's scores of the same trajectories, when there
     judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
-                                      context_dir=str(work / "context-evalset"), per_label=per_label,
+                                      context_dir=str(context), per_label=per_label,
                                       negatives=negatives, tasks=list(tasks), workers=workers, progress=True,
                                       evaluation=str(evaluation) if evaluation.is_file() else None))
     report.mkdir(parents=True, exist_ok=True)

@@ -63,12 +63,13 @@ class Preset:
         return int(self.training_config["data"]["init_args"]["num_frames"])
 
     def data_sizes(self) -> dict:
-        """What decides the data stages' output (compared when a run reuses another's data)."""
-        return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)}
+        """What decides the data stages' output (compared when a run reuses another's data; the
+        evalset stage records the context tasks' set too)."""
+        perception = {"perception": asdict(self.perception)} if self.perception else {}
+        return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)} | perception
 
     def to_dict(self) -> dict:
-        out = {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
-        return out | ({"perception": asdict(self.perception)} if self.perception else {})
+        return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
 
 
 def list_presets() -> list[str]:

@@ -1,6 +1,7 @@
 """The main job's stages, composed in one process: play the task suite -> narrated training shards and
 held-out clips -> labelled evaluation set on held-out worlds -> train -> export -> judge -> MP5's
-context tasks judged whole and by conditions (when the preset has a `perception` section).
+context tasks judged whole and by conditions (when the preset has a `perception` section; their
+labelled set is recorded with the evaluation set).
 
 Each stage calls one library function (`make_clips`, `record_evalset`, `fit`, `export_checkpoint`,
 `evaluate`) and records its result in `<run>/stages/<stage>.json`; a stage whose record exists is
@@ -61,6 +62,13 @@ def evalset_labels(run: Path) -> Path:
     return run / "evalset" / FILE_NAME
 
 
+def context_dir(run: Path) -> Path:
+    """MP5's context tasks' labelled set: data like the evaluation set (no model in it), recorded by
+    the evalset stage so that runs on the same data (`--data-from`, the seeds of bench/quality.py)
+    share it."""
+    return run / "evalset" / "context"
+
+
 # --------------------------------------------------------------------------- stages
 def clip_settings(preset: Preset) -> dict:
     """The narrated clips a preset trains on ("train") and retrieves on ("val")."""
@@ -92,9 +100,17 @@ def stage_clips(run: Path, preset: Preset, workers: int) -> dict:
 
 
 def stage_evalset(run: Path, preset: Preset, workers: int) -> dict:
+    """The labelled evaluation set, and the context tasks' set when the preset has a perception section."""
     from mineclip.play.evalset import record_evalset
 
-    return asdict(record_evalset(run / "evalset", evalset_settings(preset), workers))
+    out = asdict(record_evalset(run / "evalset", evalset_settings(preset), workers))
+    if preset.perception is not None:
+        from mineclip.perception.benchmark import record_context
+
+        sizes = preset.perception
+        out["context"] = str(record_context(context_dir(run), sizes.tasks, sizes.per_label, preset.num_frames,
+                                            workers=workers))
+    return out
 
 
 def stage_train(run: Path, preset: Preset, workers: int, overrides: dict) -> dict:
@@ -149,7 +165,7 @@ def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
         return {"skipped": "the preset has no perception section"}
     from mineclip.perception.report import evaluate_context
 
-    return evaluate_context(artifact_dir(run), run / "perception", run / "report", evalset_labels(run),
+    return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
                             preset.perception.tasks, preset.perception.per_label, preset.perception.fit_worlds,
                             preset.negatives, workers)
 

@@ -62,6 +62,10 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     out = capsys.readouterr().out
     assert "[clips] done before" in out and "[evalset] done before" in out and "[train] ..." in out
     assert (seed1 / "shards").resolve() == (run / "shards").resolve()
+    # the context tasks' set is data too: recorded once by the evalset stage, judged by every seed
+    assert (run / "evalset" / "context" / "evalset.jsonl").is_file() and not (seed1 / "perception").exists()
+    assert "evalset/context" in json.loads((seed1 / "report" / "perception.json").read_text())["judges"]["sets"][
+        "context"]["labels"]
     models = json.loads((seed1 / "report" / "metrics.json").read_text())["models"]
     assert set(next(iter(models.values()))) == set(QUICK.evalset.tasks)
 

@@ -93,7 +93,8 @@ def test_context_tasks_get_failures_that_walk_away_or_come_at_the_other_time_of_
     assert any(r.get("init") == {"time": "day"} and r["agent"] == "scripted" and "other_time" in r["id"]
                for r in failed)
     # a find with no time of day in its success takes no other-time attempt
-    assert [a for a, _ in failure_kinds(get_task("find_a_cow"), CONTEXT_FAILURES)] == ["avoid", "random", "wrong_target"]
+    kinds = [agent for agent, _ in failure_kinds(get_task("find_a_cow"), CONTEXT_FAILURES)]
+    assert kinds == ["avoid", "random", "wrong_target"]
     assert failure_kinds(get_task("find_cow_day"), CONTEXT_FAILURES)[1] == ("scripted", {"time": "night"})
     with pytest.raises(ValueError, match="unknown"):
         record_evalset(tmp_path / "x", EvalsetSettings(["find_a_cow"], 1, failures=("sulking",)), progress=False)
