@@ -116,10 +116,11 @@ class Percipient:
         return out
 
     @torch.inference_mode()
-    def frame_probs(self, frames, texts: list[list[str]]) -> np.ndarray:
-        """P [N, groups] on each of N frames alone (the frame held for a whole window), in batches."""
+    def frame_probs(self, frames, texts: list[list[str]], features: torch.Tensor | None = None) -> np.ndarray:
+        """P [N, groups] on each of N frames alone (the frame held for a whole window), in batches;
+        `features`: the frames' embedding [N, D] when the caller has it already."""
         x = as_frames(frames)
-        feats = self.rm.frame_features(x)  # [N, D]
+        feats = self.rm.frame_features(x) if features is None else features  # [N, D]
         flat = [t for group in texts for t in group]
         text = self.rm.text_features(flat)
         out = np.zeros((len(x), len(texts)))
@@ -140,13 +141,14 @@ class Percipient:
         x = as_frames(frames)
         out = np.full((len(x), len(conditions)), np.nan)
         by_head = [j for j, c in enumerate(conditions) if self.source(c) == "head"]
+        feats = None  # the embedding, when the head's pass computed it (one encoder pass for both)
         if by_head:
-            out[:, by_head] = self.head.probs(self.rm, x, [conditions[j] for j in by_head])
+            feats, out[:, by_head] = self.head.frame_probs(self.rm, x, [conditions[j] for j in by_head])
         by_text = [j for j, c in enumerate(conditions)
                    if j not in by_head and c.perceivable and c.alternative_texts()]
         if by_text:
             out[:, by_text] = self.frame_probs(x, [[conditions[j].text, *conditions[j].alternative_texts()]
-                                                   for j in by_text])
+                                                   for j in by_text], features=feats)
         return out
 
     def perceive(self, frames, conditions: list[Condition]) -> list[Answer]:
