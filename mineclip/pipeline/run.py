@@ -108,6 +108,7 @@ def stage_evalset(run: Path, preset: Preset, workers: int) -> dict:
         from mineclip.perception.benchmark import record_context
 
         sizes = preset.perception
+        shutil.rmtree(context_dir(run), ignore_errors=True)  # recorded afresh with the set, as the set itself
         out["context"] = str(record_context(context_dir(run), sizes.tasks, sizes.per_label, preset.num_frames,
                                             workers=workers))
     return out

@@ -136,3 +136,20 @@ def test_evalset_stage_records_one_clip_length_after_each_success(tmp_path):
                   if r["label"]]
     first = success["success"].index(True)
     assert success["num_steps"] - 1 - first == max(11, 15 - first)
+
+
+def test_evalset_stage_records_the_context_set_afresh_beside_the_evaluation_set(tmp_path):
+    # a preset with a perception section: its context tasks' set is data, recorded with the set
+    # (never a stale one left by another preset in the same folder)
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.pipeline.run import context_dir, stage_evalset
+
+    preset = preset_from_dict("test", {"evalset": {"tasks": ["harvest_wood"], "per_label": 1},
+                                       "train": {"defaults": ["tiny"]},
+                                       "perception": {"tasks": ["find_cow_day"], "per_label": 1, "fit_worlds": 2}})
+    stale = context_dir(tmp_path) / "evalset.jsonl"
+    stale.parent.mkdir(parents=True)
+    stale.write_text('{"id": "left over"}\n')
+    record = stage_evalset(tmp_path, preset, workers=1)
+    lines = [json.loads(x) for x in stale.read_text().splitlines()]
+    assert record["context"] == str(stale) and len(lines) == 2 and {r["task_id"] for r in lines} == {"find_cow_day"}
