@@ -195,8 +195,7 @@ class PerceptionHead:
     def frame_probs(self, rm, frames, conditions: list[Condition], near: bool = False
                     ) -> tuple[torch.Tensor, np.ndarray]:
         """(the frames' embedding [N, D], `probs` [N, C]) from one pass of the frame encoder."""
-        things = any(c.aspect in THINGS and self.knows(c) for c in conditions)
-        tokens, features = frame_tokens(rm, frames, features=True) if things else (None, rm.frame_features(frames))
+        tokens, features = frame_tokens(rm, frames, features=True)
         return features, self.probs(rm, frames, conditions, near, features=features, tokens=tokens)
 
     def save(self, directory: str | os.PathLike) -> Path:
