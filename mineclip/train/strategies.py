@@ -30,10 +30,23 @@ class DeepSpeedStrategy(_LightningDeepSpeed):
         super().__init__(stage=stage, **kwargs)
 
     def setup_environment(self) -> None:
+        # DeepSpeed picks its own device once per process (CUDA where a GPU is present) and moves the
+        # model there; make it follow Lightning's accelerator for this fit, and restore it in teardown
+        self._previous_ds_accelerator = _use_deepspeed_accelerator(
+            "cpu" if isinstance(self.accelerator, CPUAccelerator) else "cuda")
         if isinstance(self.accelerator, CPUAccelerator):
             DDPStrategy.setup_environment(self)  # skip the CUDA-only check of DeepSpeedStrategy
         else:
             super().setup_environment()
+
+    def teardown(self) -> None:
+        super().teardown()
+        previous = getattr(self, "_previous_ds_accelerator", None)
+        if previous is not None:
+            from deepspeed.accelerator import set_accelerator
+
+            set_accelerator(previous)
+            self._previous_ds_accelerator = None
 
     def setup_distributed(self) -> None:
         _forget_deepspeed_groups()
@@ -90,6 +103,22 @@ class DeepSpeedStrategy(_LightningDeepSpeed):
         strategy_registry.register(
             "mineclip_deepspeed_stage_3", cls, description="DeepSpeed ZeRO-3 on CUDA or CPU, atomic checkpoints", stage=3
         )
+
+
+def _use_deepspeed_accelerator(name: str):
+    """Set DeepSpeed's process-wide accelerator to `name` ("cpu" or "cuda") if it is another one;
+    returns the one it replaced (None if nothing changed)."""
+    from deepspeed.accelerator import get_accelerator, set_accelerator
+
+    current = get_accelerator()
+    if current.device_name() == name:
+        return None
+    if name == "cpu":
+        from deepspeed.accelerator.cpu_accelerator import CPU_Accelerator as Accelerator
+    else:
+        from deepspeed.accelerator.cuda_accelerator import CUDA_Accelerator as Accelerator
+    set_accelerator(Accelerator())
+    return current
 
 
 def _forget_deepspeed_groups() -> None:

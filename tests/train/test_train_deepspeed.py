@@ -39,11 +39,14 @@ def test_deepspeed_zero2_saves_a_checkpoint_that_loads_back(shards, tmp_path, mo
         module, trainer = _fit(tmp_path, shards, max_steps=2, accelerator=accelerator, precision=precision)
         last = tmp_path / "ckpt" / "last.ckpt"
         assert last.is_dir() and not (tmp_path / "ckpt" / "last.ckpt.tmp").exists()
-        states = torch.load(last / "checkpoint" / "mp_rank_00_model_states.pt", weights_only=False)
+        states = torch.load(last / "checkpoint" / "mp_rank_00_model_states.pt", map_location="cpu",
+                            weights_only=False)
         assert states["mineclip"]["format_version"] == 1 and states["global_step"] == 2
         saved = {k.removeprefix("model."): v for k, v in states["module"].items()}
         for name, p in module.model.state_dict().items():
-            torch.testing.assert_close(saved[name].float(), p.float(), msg=name)
+            torch.testing.assert_close(saved[name].float(), p.float().cpu(),
+                                       msg=lambda m, name=name: f"{name} (saved {saved[name].dtype}, "
+                                       f"module {p.dtype}): {m}")
         assert list((last / "checkpoint").glob("*optim_states.pt"))  # ZeRO-2 optimiser partition
         # Loads back: resuming continues at step 2 with the saved weights and optimiser state.
         resumed, trainer2 = _fit(tmp_path, shards, max_steps=4, ckpt_path=str(last), accelerator=accelerator,
