@@ -8,6 +8,7 @@ utilisation (MFU: the step's counted FLOPs x steps/s over the card's dense peak 
     python bench/train.py --steps 60 --warmup 5 --batch 32 --frames 8 --compile   # + compiled towers
     python bench/train.py --config mineclip_attn --trainable-blocks -1 --batch 16 --frames 16 \
         --precision 32-true,bf16-mixed --rounds 2   # the large preset's model, on a GPU: + MFU
+    python bench/train.py --deepspeed ...        # + Lightning with DeepSpeed ZeRO-2 (mineclip.train.strategies)
 
 Each round times the plain loop and then the Lightning Trainer on the same batches; the ratios are
 the medians of the rounds' ratios, so a machine that slows down for a while moves both sides.
@@ -33,6 +34,7 @@ from mineclip.train.data import ReplayBatches
 from mineclip.train.loss import ContrastiveLoss
 from mineclip.train.module import MineCLIPModule
 from mineclip.train.optim import build_optimizer, build_scheduler
+from mineclip.train.strategies import DeepSpeedStrategy
 
 CAPTIONS = ["chop a tree", "drink water", "fight a zombie", "collect a sapling", "place a table", "eat a cow"]
 
@@ -63,10 +65,18 @@ def print_mfu(args, rates: dict, batches: list[dict], device: torch.device) -> N
     print(f"FLOPs per training step: {flops / 1e9:.1f} GFLOP")
     for (name, precision), v in rates.items():
         dtype = torch.bfloat16 if precision.startswith("bf16") else torch.float32
-        peak = get_available_flops(device, dtype) if device.type == "cuda" else None
+        peak = (get_available_flops(device, dtype) or _hopper_peak(device, dtype)) if device.type == "cuda" else None
         achieved = flops * statistics.median(v)
         mfu = f", MFU {100 * achieved / peak:.1f}% of {peak / 1e12:.0f} TFLOP/s" if peak else ""
         print(f"{name:<28} {precision:<11}: {achieved / 1e12:.2f} TFLOP/s{mfu}")
+
+
+def _hopper_peak(device: torch.device, dtype: torch.dtype) -> float | None:
+    """Dense peaks Lightning's table lacks: the H200 (SXM) has the H100 SXM's tensor cores and clocks
+    (NVIDIA's datasheet: 989 TFLOP/s bf16, 67 TFLOP/s float32 without TF32)."""
+    if "h200" not in torch.cuda.get_device_name(device).lower():
+        return None
+    return 989e12 if dtype == torch.bfloat16 else 67e12
 
 
 def rss_mb() -> float:
@@ -86,13 +96,15 @@ class _Timer(pl.Callback):
 
 
 def lightning_steps_per_s(args, batches: list[dict], accelerator: str, precision: str,
-                          compile: bool = False) -> float:
+                          compile: bool = False, deepspeed: bool = False) -> float:
     """Steps/s of MineCLIPModule under pl.Trainer, timed after the warm-up steps (which, with
-    `compile`, include the compilation)."""
+    `compile`, include the compilation); with `deepspeed`, under DeepSpeed ZeRO stage 2."""
     torch.manual_seed(0)
     module = MineCLIPModule(args.config, overrides(args), total_steps=len(batches), compile=compile)
     timer = _Timer(args.warmup)
-    trainer = pl.Trainer(accelerator=accelerator, devices=1, precision=precision, max_steps=len(batches),
+    strategy = DeepSpeedStrategy(stage=2) if deepspeed else "auto"
+    trainer = pl.Trainer(accelerator=accelerator, devices=1, strategy=strategy, precision=precision,
+                         max_steps=len(batches),
                          logger=False, enable_checkpointing=False, enable_progress_bar=False,
                          enable_model_summary=False, gradient_clip_val=1.0, callbacks=[timer],
                          num_sanity_val_steps=0, limit_val_batches=0)
@@ -142,6 +154,8 @@ def main() -> None:
                     help="comma-separated Lightning precisions, e.g. 32-true,bf16-mixed (each in every round)")
     ap.add_argument("--compile", action="store_true",
                     help="also time the module with compiled towers (--model.compile; warm-up includes compiling)")
+    ap.add_argument("--deepspeed", action="store_true",
+                    help="also time the module under DeepSpeed ZeRO-2 (one process; on CPU over gloo)")
     args = ap.parse_args()
     kept = keep_freed_memory()  # as train.py does
     accelerator = "gpu" if torch.cuda.is_available() else "cpu"
@@ -156,6 +170,9 @@ def main() -> None:
             if args.compile:
                 variants.append(("Lightning, compiled towers",
                                  partial(lightning_steps_per_s, args, batches, accelerator, precision, compile=True)))
+            if args.deepspeed:
+                variants.append(("Lightning, DeepSpeed ZeRO-2",
+                                 partial(lightning_steps_per_s, args, batches, accelerator, precision, deepspeed=True)))
             for name, run in variants:
                 rates.setdefault((name, precision), []).append(run())
                 if device.type == "cuda":
@@ -181,6 +198,9 @@ def main() -> None:
         if args.compile:
             print(f"ratio compiled / not compiled, {precision}: "
                   f"{ratio(('Lightning, compiled towers', precision), ('Lightning', precision)):.3f}")
+        if args.deepspeed:
+            print(f"ratio DeepSpeed ZeRO-2 / Lightning's default strategy, {precision}: "
+                  f"{ratio(('Lightning, DeepSpeed ZeRO-2', precision), ('Lightning', precision)):.3f}")
     print_mfu(args, rates, batches, device)
     for precision in precisions[1:]:
         for name in ("plain", "Lightning"):
