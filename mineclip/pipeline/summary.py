@@ -37,7 +37,7 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     if perception:
         lines.append(perception)
     lines.append("wall time: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
-                 + f", total {sum(times.values()):.0f}s")
+                 + f", total {sum(times.values()):.0f}s" + _host_note(run))
     lines.append(f"report: {run / 'report' / 'report.md'}")
     return "\n".join(lines)
 
@@ -53,3 +53,14 @@ def _perception_line(run: Path) -> str | None:
     return (f"context tasks (MP5): F1 x 100 judged by conditions {100 * record['context_factored_f1']:.1f}, "
             f"whole prompt {100 * record['context_whole_f1']:.1f}, abstained {100 * record['context_abstain']:.0f}% "
             f"({record['report']})")
+
+
+def _host_note(run: Path) -> str:
+    """Where the training stage ran (cores, vector instructions), which its seconds depend on."""
+    import json
+
+    marker = run / "stages" / "train.json"
+    host = (json.loads(marker.read_text()) if marker.is_file() else {}).get("host")
+    if not host:
+        return ""
+    return f" (training on {host['cores']} cores, {host['cpu_capability']})"

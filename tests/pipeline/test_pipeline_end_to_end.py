@@ -48,6 +48,8 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert list((run / "report").glob("*.png"))
 
     assert "mean programmatic" in out and "wall time:" in out and "report:" in out
+    host = json.loads((run / "stages" / "train.json").read_text())["host"]  # what the seconds depend on
+    assert host["cores"] >= 1 and host["cpu_capability"] and f"{host['cores']} cores, {host['cpu_capability']})" in out
     assert "negatives: scene)" in out  # the summary says which negatives judged
 
     # a second run finds every stage done and only prints the summary again
