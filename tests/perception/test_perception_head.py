@@ -128,6 +128,24 @@ def test_the_percipient_answers_by_the_head_only_with_bands_fitted_on_it(sim_mod
     assert decided and np.mean([(d == "yes") == truth for d, truth in decided]) > 0.8
 
 
+def test_condition_probs_answers_head_and_words_from_one_encoder_pass(sim_model, fitted, monkeypatch):
+    head, _, held_out = fitted
+    percipient = Percipient(sim_model, {}, head)
+    water = Condition("terrain", "water", (("in_view", 3),))
+    candidates = [Condition("object", s, (("in_view", 1),)) for s in ("table", "furnace", "plant", "lava")]
+    in_words = next(c for c in candidates if percipient.source(c) == "text" and c.alternative_texts())
+    assert percipient.source(water) == "head"
+    x = np.stack([f.frame for f in held_out[:4]])
+    alone = [percipient.condition_probs(x, [c])[:, 0] for c in (water, in_words)]
+    passes = []
+    encode = RewardModel.frame_features
+    monkeypatch.setattr(sim_model, "frame_features", lambda *a, **k: passes.append(1) or encode(sim_model, *a, **k))
+    both = percipient.condition_probs(x, [water, in_words])
+    assert len(passes) == 1  # the head's tokens and the words' embedding come from the same pass
+    for j in range(2):
+        np.testing.assert_allclose(both[:, j], alone[j], rtol=1e-5, atol=1e-6)
+
+
 def test_near_is_read_from_where_the_tiles_are(sim_model, fitted):
     head, _, held_out = fitted
     x = np.stack([f.frame for f in held_out])
