@@ -45,7 +45,7 @@ def _mark(run: Path, stage: str, info: dict) -> None:
 def host_info() -> dict:
     """What a stage's seconds depend on: cores, the CPU's vector instructions (torch's capability,
     e.g. AVX2 or AVX512: this project's 2-core machines took 0.63 s a default training step on an
-    AVX-512 BF16 host and 1.06-1.14 s on an AVX2 one, README) and whether bfloat16 is native (the
+    AVX-512 BF16 host and 1.06-1.15 s on an AVX2 one, README) and whether bfloat16 is native (the
     reward library's precision="auto")."""
     import platform
 
