@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .run import stage_record
+
 
 def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     """The summary of a finished run from its evaluation metrics and stage times."""
@@ -44,10 +46,7 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
 
 def _perception_line(run: Path) -> str | None:
     """One line on MP5's context tasks (the perception stage), when it ran."""
-    import json
-
-    marker = run / "stages" / "perception.json"
-    record = json.loads(marker.read_text()) if marker.is_file() else {}
+    record = stage_record(run, "perception") or {}
     if record.get("context_factored_f1") is None:
         return None
     return (f"context tasks (MP5): F1 x 100 judged by conditions {100 * record['context_factored_f1']:.1f}, "
@@ -57,10 +56,7 @@ def _perception_line(run: Path) -> str | None:
 
 def _host_note(run: Path) -> str:
     """Where the training stage ran (cores, vector instructions), which its seconds depend on."""
-    import json
-
-    marker = run / "stages" / "train.json"
-    host = (json.loads(marker.read_text()) if marker.is_file() else {}).get("host")
+    host = (stage_record(run, "train") or {}).get("host")
     if not host:
         return ""
     return f" (training on {host['cores']} cores, {host['cpu_capability']})"
