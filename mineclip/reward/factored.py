@@ -81,6 +81,9 @@ class FactoredRewardFunction:
         self.texts = [item[0] for item in conditions]
         self.text_features = reward_model.text_features([t for g in self.groups for t in g]) if self.groups else None
         self.chance = float(soft_and(torch.tensor(chances), combine))
+        # columns of the conditions each source answers, in condition order
+        self._text_cols = [j for j, src in enumerate(self.sources) if src == "text"]
+        self._head_cols = [j for j, src in enumerate(self.sources) if src == "head"]
 
     @property
     def feature_dim(self) -> int:
@@ -110,16 +113,14 @@ class FactoredRewardFunction:
         """P of each condition [B, C] for windows of per-frame features [B, W, feature_dim] (`encode`)."""
         d = self.rm.model.config.embed_dim
         out = torch.empty(len(windows), len(self.sources), dtype=torch.float32, device=windows.device)
-        text = [j for j, src in enumerate(self.sources) if src == "text"]
-        if text:
+        if self._text_cols:
             logits = self.rm.window_logits(windows[..., :d], self.text_features)
             i = 0
-            for j, g in zip(text, self.groups):
+            for j, g in zip(self._text_cols, self.groups):
                 out[:, j] = logits[:, i:i + len(g)].softmax(-1)[:, 0]
                 i += len(g)
-        head = [j for j, src in enumerate(self.sources) if src == "head"]
-        if head:
-            out[:, head] = windows[:, -1, d:].float()  # the head's P of the newest frame
+        if self._head_cols:
+            out[:, self._head_cols] = windows[:, -1, d:].float()  # the head's P of the newest frame
         return out
 
     @property
