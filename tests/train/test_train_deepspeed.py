@@ -55,3 +55,22 @@ def test_deepspeed_zero2_saves_a_checkpoint_that_loads_back(shards, tmp_path, mo
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+
+
+def test_a_cpu_fit_runs_on_the_cpu_when_deepspeed_has_picked_cuda(shards, tmp_path, monkeypatch):
+    # DeepSpeed picks CUDA for the whole process wherever a GPU is present and moved a CPU fit's
+    # model there; the strategy makes it follow Lightning's accelerator and restores its choice after
+    from deepspeed.accelerator import get_accelerator, set_accelerator
+    from deepspeed.accelerator.cuda_accelerator import CUDA_Accelerator
+
+    monkeypatch.setenv("MASTER_PORT", str(29500 + os.getpid() % 1000))
+    before, cuda = get_accelerator(), CUDA_Accelerator()
+    set_accelerator(cuda)
+    try:
+        module, trainer = _fit(tmp_path, shards, max_steps=1)
+        assert trainer.global_step == 1 and next(module.parameters()).device.type == "cpu"
+        assert get_accelerator() is cuda  # DeepSpeed's own choice is back
+    finally:
+        set_accelerator(before)
+        if dist.is_initialized():
+            dist.destroy_process_group()
