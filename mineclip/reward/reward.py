@@ -243,6 +243,13 @@ class RewardModel:
 
         return FactoredRewardFunction(self, conditions, mode, combine, head)
 
+    def proximity_fn(self, head, kinds: Sequence[str], mode: str = "delta"):
+        """A reward for coming nearer to `kinds` (a task's target), read per tile by the Percipient's
+        `head` (`mineclip.reward.proximity`)."""
+        from .proximity import ProximityRewardFunction
+
+        return ProximityRewardFunction(self, head, kinds, mode)
+
 
 class RewardFunction:
     """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""

@@ -43,8 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(local view one-hot, inventory, position, facing; mineclip.rl.symbolic), or both. "
                         "The learned reward is computed from the frames whatever the input")
     p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
-    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta"],
-                   help="learned reward formula (the paper's Direct, Direct-Naive, Delta)")
+    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta",
+                                                                            "proximity"],
+                   help="learned reward formula: the paper's Direct, Direct-Naive, Delta of the task's prompt, or "
+                        "proximity: tiles come nearer to the task's target, read from the frames by the "
+                        "Percipient's head (+1 per tile; try --reward-coef 0.05, the dense reward's 10/200)")
     p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
                    help="learned reward weight per step (the success bonus is 1)")
     p.add_argument("--negatives", default=RunConfig.negatives, metavar="|".join(POLICIES) + "|FILE",
@@ -84,12 +87,18 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
         raise ValueError(f"--negatives must be one of {POLICIES} or a file of prompts, got {args.negatives!r}")
     ppo = PPOSettings(n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                       learning_rate=args.lr, ent_coef=args.ent_coef, view_net=args.view_net)
-    return [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
-                      stack=args.stack, obs=args.obs, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
-                      negatives=args.negatives,
-                      eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
-                      max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
-            for s in range(args.seeds) for t in tasks for v in variants]
+    configs = [RunConfig(task=t, variant=v, seed=s, artifact=artifact, steps=args.steps, num_envs=args.num_envs,
+                         stack=args.stack, obs=args.obs, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
+                         negatives=args.negatives,
+                         eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
+                         max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
+               for s in range(args.seeds) for t in tasks for v in variants]
+    if args.reward_mode == "proximity" and "mineclip" in variants:
+        from .train import learned_reward, reward_model
+
+        for cfg in {c.task: c for c in configs if c.variant == "mineclip"}.values():
+            learned_reward(cfg, reward_model(artifact))  # no head, or a target it cannot see: fail before training
+    return configs
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -77,10 +77,11 @@ class FrameFeatures(VecEnvWrapper):
 
     # ---------------------------------------------------------------- encoding
     def encode(self, frames: np.ndarray) -> torch.Tensor:
-        """uint8 frames [n, H, W, 3] -> normalised features [n, D] (one forward)."""
-        feats = self.rm.frame_features(frames).float().cpu()
+        """uint8 frames [n, H, W, 3] -> features [n, D] (one forward), or with a reward function,
+        what it caches per frame ([n, fn.feature_dim], the embedding first: `fn.encode`)."""
+        feats = (self.fn.encode(frames) if self.tracker is not None else self.rm.frame_features(frames))
         self.frames_encoded += len(frames)
-        return feats
+        return feats.float().cpu()
 
     def _normalise(self, feats: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.normalize(feats, dim=-1) * math.sqrt(self.dim)
@@ -107,7 +108,7 @@ class FrameFeatures(VecEnvWrapper):
     def _start(self, ids: np.ndarray, feats: torch.Tensor | None) -> None:
         if feats is None:
             return
-        self.history[ids] = feats[:, None, :].expand(-1, self.stack, -1)
+        self.history[ids] = feats[:, None, :self.dim].expand(-1, self.stack, -1)
         if self.tracker is not None:
             self.tracker.reset(feats.to(self.rm.device), ids)
 
@@ -127,7 +128,7 @@ class FrameFeatures(VecEnvWrapper):
             own, first, done_ids = step_frames(obs, dones, infos)
             feats = self.encode(np.concatenate([own, first]) if len(done_ids) else own)
             step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
-            self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :]], dim=1)
+            self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :self.dim]], dim=1)
         self._read_symbols(infos, range(self.num_envs))  # a finished episode's: its last step
         reward = np.asarray(env_reward, dtype=np.float64)
         if self.tracker is not None:

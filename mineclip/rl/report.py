@@ -17,6 +17,7 @@ from .envs import VARIANTS
 from .stats import aggregate, compare, curve_band
 
 COLUMNS = {"mineclip": "MineCLIP reward + success", "sparse": "success only", "dense": "manual dense"}
+PROXIMITY_COLUMN = "learned proximity + success"  # the "mineclip" variant with --reward-mode proximity
 CURVE_POINTS = 12
 CURVE_WINDOW = 0.25  # of the run's env steps
 
@@ -71,8 +72,17 @@ def summarise(results: list[dict]) -> dict:
                "per_variant_run_seconds_median": {
                    v: float(np.median([r["wall_s"]["total"] for r in results if r["variant"] == v]))
                    for v in variants}}
+    modes = sorted({r["config"].get("reward_mode", "direct") for r in results if r["variant"] == "mineclip"})
     return {"tasks": tasks, "variants": variants, "cells": cells, "all": pooled, "comparisons": comparisons,
-            "compute": compute}
+            "compute": compute, "learned_reward_modes": modes}
+
+
+def column_names(summary: dict) -> dict[str, str]:
+    """The table's column name of each variant; the learned one says which learned reward it was."""
+    columns = dict(COLUMNS)
+    if summary.get("learned_reward_modes") == ["proximity"]:
+        columns["mineclip"] = PROXIMITY_COLUMN
+    return columns
 
 
 def _fmt(cell: dict | None) -> str:
@@ -108,7 +118,8 @@ def markdown(summary: dict, meta: dict | None = None) -> str:
     variants = summary["variants"]
     comps = summary.get("comparisons", {})
     with_comp = bool(comps)
-    head = ["task"] + [COLUMNS.get(v, v) for v in variants]
+    columns = column_names(summary)
+    head = ["task"] + [columns.get(v, v) for v in variants]
     if with_comp:
         head += ["learned / dense", "learned - bonus only"]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
@@ -133,7 +144,7 @@ def markdown(summary: dict, meta: dict | None = None) -> str:
         lines.append("")
         lines.append("Per-seed success (%), seeds " + ", ".join(str(s) for s in first["seeds"]) + ":")
         lines.append("")
-        lines.append("| task | " + " | ".join(COLUMNS.get(v, v) for v in variants) + " |")
+        lines.append("| task | " + " | ".join(columns.get(v, v) for v in variants) + " |")
         lines.append("|---|" + "---:|" * len(variants))
         for t in summary["tasks"]:
             cells = summary["cells"][t]
@@ -180,7 +191,7 @@ def plot(results: list[dict], path: str | Path) -> Path:
             x = np.linspace(total / CURVE_POINTS, total, CURVE_POINTS)
             curves = np.stack([_curve(r, x, CURVE_WINDOW * total) for r in runs])
             mid, lo, hi = curve_band(curves, f"{t}/{v}/curve")
-            ax.plot(x, 100 * mid, marker="o", markersize=3, label=COLUMNS.get(v, v))
+            ax.plot(x, 100 * mid, marker="o", markersize=3, label=column_names(summary).get(v, v))
             ax.fill_between(x, 100 * lo, 100 * hi, alpha=0.2)
         ax.set_title(t)
         ax.set_xlabel("env steps")

@@ -58,7 +58,9 @@ class RunConfig:
     # the policy's input (mineclip.rl.features.OBS): the frame features and, as MineDojo's agent had,
     # the local view as symbols, the inventory and the position (mineclip.rl.symbolic)
     obs: str = "features+symbolic"
-    reward_mode: str = "direct"  # MineCLIP reward formula (variant "mineclip")
+    # learned reward formula (variant "mineclip"): the paper's direct, direct-naive, delta, or
+    # "proximity", how near the task's target looks to the Percipient's head (mineclip.reward.proximity)
+    reward_mode: str = "direct"
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
     negatives: str = "suite"  # a policy of mineclip.tasks.negatives: suite, distinct, scene, distinct+scene
     eval_episodes: int = 12
@@ -121,9 +123,24 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
                         symbols=cfg.obs != "features")
     fn = None
     if variant == "mineclip":
-        prompt = get_task(cfg.task).prompt
-        fn = rm.reward_fn(prompt, negatives_for(prompt, cfg.negatives), mode=cfg.reward_mode)
+        fn = learned_reward(cfg, rm)
     return FrameFeatures(venv, rm, stack=cfg.stack, reward=fn, coef=cfg.reward_coef, obs=cfg.obs)
+
+
+def learned_reward(cfg: RunConfig, rm: RewardModel):
+    """The learned reward of the "mineclip" variant: the task's prompt against its negatives (the
+    paper's formulas), or with reward_mode "proximity", how near the task's target looks to the
+    Percipient's head (`mineclip.reward.proximity`; the target's kinds from the task's schema)."""
+    task = get_task(cfg.task)
+    if cfg.reward_mode != "proximity":
+        return rm.reward_fn(task.prompt, negatives_for(task.prompt, cfg.negatives), mode=cfg.reward_mode)
+    from mineclip.perception.head import load_head
+
+    target = (task.reward or {}).get("navigate")
+    if not target:
+        raise ValueError(f"task {cfg.task!r} names no target to come near (reward.navigate in its schema): "
+                         "the proximity reward has nothing to measure")
+    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode="delta")
 
 
 def policy_kwargs(cfg: RunConfig, env: FrameFeatures) -> dict:

@@ -1,0 +1,118 @@
+"""A reward for coming nearer to the task's target, read from the frames by the Percipient's head.
+
+The contrastive reward does not shape in this simulator: P(prompt) of "punch a cow" is the same
+with the cow one tile away or seven (`bench/shaping.py`, docs/rl.md), so PPO gets nothing from it
+before the event. The Percipient's trained head (`mineclip.perception.head`) reads, for every tile
+of the local view, the probability p_t that the tile shows a kind, from the frozen frame encoder's
+patch tokens. With q_t = 1 - prod_k (1 - p_t,k) over the target's kinds (a cow; water), the
+**proximity** of a frame is the expected number of distances d = 1..D (D = 12, the farthest tile
+of the view) within which some target tile lies:
+
+    proximity = sum_{d=1..D} P(a target tile within d) = sum_d 1 - prod_{t: 1 <= dist(t) <= d} (1 - q_t)
+
+tiles taken as independent. When the head is certain it is D + 1 - (distance to the nearest
+target) and 0 with no target in view, so it counts tiles like the hand-written dense reward's
+navigation term. The reward modes:
+
+    delta   r_t = proximity_t - proximity_{t-1}   (the default: potential-based shaping, Ng et al.
+            1999, which leaves the optimal policy unchanged; +1 per tile closer)
+    direct  r_t = proximity_t / D                  (in [0, 1]: being near, not coming near)
+
+Only the newest frame of the window counts; `encode` gives, per frame, the embedding followed by
+its proximity, from one pass of the frame encoder, and that is what a `RewardStream` caches. The
+target's kinds come from the task's schema (`TaskSpec.reward["navigate"]`), not from its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from .reward import RewardStream, TrajectoryRewards
+
+PROXIMITY_MODES = ("delta", "direct")
+
+
+class ProximityRewardFunction:
+    """How near the target looks (module docstring): streaming (`stream`) or batch (`trajectory`)."""
+
+    first_steps = "repeat"
+    num_prompts = 1  # for the episode payload: one target, no texts
+
+    def __init__(self, reward_model, head, kinds: Sequence[str], mode: str = "delta"):
+        from mineclip.perception.head import TILE_DISTANCE, supports
+
+        if mode not in PROXIMITY_MODES:
+            raise ValueError(f"proximity reward mode must be one of {PROXIMITY_MODES}, got {mode!r}")
+        if head is None:
+            raise ValueError("the proximity reward reads the Percipient's head (perception_head.safetensors "
+                             "beside the artifact); this artifact has none: fit it with `mineclip perception`")
+        kinds = list(dict.fromkeys(kinds))
+        unknown = [k for k in kinds if k not in head.kinds]
+        if not kinds or unknown:
+            raise ValueError(f"the head cannot see {unknown or 'an empty list of kinds'}: it was fitted on "
+                             f"{head.kinds}")
+        if not supports(reward_model):
+            raise ValueError("the proximity reward needs a model whose patches are the simulator's tiles")
+        self.rm, self.head, self.kinds, self.mode = reward_model, head, kinds, mode
+        self._cols = [head.kinds.index(k) for k in kinds]
+        self.max_distance = int(TILE_DISTANCE.max())
+        d = torch.arange(1, self.max_distance + 1)
+        # [tiles, D]: whether a tile counts for "within d" (the player's own tile never does)
+        self._within = ((TILE_DISTANCE[:, None] <= d[None, :]) & (TILE_DISTANCE[:, None] >= 1)).double()
+
+    @property
+    def feature_dim(self) -> int:
+        """Width of what `encode` gives per frame: the embedding, then the proximity."""
+        return self.rm.model.config.embed_dim + 1
+
+    @property
+    def window(self) -> int:
+        return self.rm.window
+
+    @property
+    def frame_stride(self) -> int:
+        return self.rm.frame_stride
+
+    def describe(self) -> dict:
+        return {"target": self.kinds, "mode": self.mode, "max_distance": self.max_distance,
+                "precision": self.rm.precision}
+
+    def proximity(self, tile_probs: torch.Tensor) -> torch.Tensor:
+        """Proximity [N] from the head's per-tile probabilities [N, tiles, kinds] (module docstring)."""
+        q = 1 - (1 - tile_probs[..., self._cols].double()).prod(-1)
+        log_none = torch.log1p(-q.clamp(max=1 - 1e-12)) @ self._within  # [N, D]: log P(none within d)
+        return (1 - log_none.exp()).sum(-1)
+
+    @torch.inference_mode()
+    def encode(self, frames) -> torch.Tensor:
+        """Per-frame features [N, embed_dim + 1]: the embedding and the proximity (one encoder pass)."""
+        from mineclip.perception.head import frame_tokens
+
+        tokens, feats = frame_tokens(self.rm, frames, features=True)
+        prox = self.proximity(self.head.tile_probs(tokens.float().cpu()))
+        return torch.cat([feats, prox.to(feats.dtype).to(feats.device)[:, None]], -1)
+
+    def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
+        """(proximity [B, 1], proximity [B]) of the newest frame of windows [B, W, feature_dim]."""
+        prox = windows[:, -1, -1].float()
+        return prox[:, None], prox
+
+    def rewards(self, prox, prev_probs=None):
+        """Rewards from proximity (one step with `prev_probs`, or along a sequence: delta's first is 0)."""
+        if self.mode == "direct":
+            return prox / self.max_distance
+        if prev_probs is not None:
+            return prox - prev_probs
+        return torch.cat([torch.zeros_like(prox[..., :1]), prox[..., 1:] - prox[..., :-1]], -1)
+
+    def stream(self, num_envs: int = 1) -> RewardStream:
+        """A streaming proximity reward for `num_envs` parallel environments."""
+        return RewardStream(self, num_envs)
+
+    @torch.inference_mode()
+    def trajectory(self, frames) -> TrajectoryRewards:
+        """Rewards of a stored trajectory (frame 0 = reset): `prob` is the proximity per frame."""
+        prox = self.encode(frames)[:, -1].float().cpu()
+        return TrajectoryRewards(self.rewards(prox).numpy(), prox.numpy(), prox[:, None].numpy())

@@ -1,0 +1,105 @@
+"""mineclip.reward.proximity: the proximity counts tiles when the head is sure, falls with the real
+distance to the target on held-out worlds (read by a head fitted on training worlds), streams as
+it scores a stored trajectory, and refuses what it cannot measure."""
+
+import numpy as np
+import pytest
+import torch
+from helpers.models import make_micro
+from scipy.stats import spearmanr
+
+from mineclip.perception.calibrate import collect_frames
+from mineclip.perception.head import TILE_DISTANCE, fit_head
+from mineclip.reward import RewardModel
+from mineclip.reward.proximity import ProximityRewardFunction
+
+
+@pytest.fixture(scope="module")
+def sim_model():
+    """An untrained micro model whose 16-pixel patches are the simulator's tiles."""
+    return RewardModel(make_micro(resolution=(160, 256)), window=3)
+
+
+@pytest.fixture(scope="module")
+def fitted(sim_model):
+    fit = collect_frames("perception", 16, per_episode=6, steps=18)
+    held_out = collect_frames("perception_eval", 10, per_episode=6, steps=18, seed=1)
+    return fit_head(sim_model, fit), held_out
+
+
+def nearest(frame, kind: str) -> int | None:
+    """Manhattan distance from the player to the nearest tile of `kind` in the view (None: none)."""
+    d = [abs(dx) + abs(dy) for dx, dy in frame.state.view.get(kind, ()) if (dx, dy) != (0, 0)]
+    return min(d) if d else None
+
+
+def test_proximity_counts_tiles_when_the_head_is_sure(sim_model, fitted):
+    head, _ = fitted
+    fn = ProximityRewardFunction(sim_model, head, ["water"])
+    k, tiles = head.kinds.index("water"), len(TILE_DISTANCE)
+    assert fn.max_distance == 12
+    for d in (1, 4, 12):
+        p = torch.zeros(1, tiles, len(head.kinds))
+        p[0, int((TILE_DISTANCE == d).nonzero()[0]), k] = 1.0
+        p[0, int((TILE_DISTANCE == 12).nonzero()[0]), k] = 1.0  # a farther one changes nothing
+        assert fn.proximity(p).item() == pytest.approx(fn.max_distance + 1 - d)
+    empty = torch.zeros(2, tiles, len(head.kinds))
+    empty[:, :, (k + 1) % len(head.kinds)] = 1.0  # another kind everywhere
+    empty[:, int((TILE_DISTANCE == 0).nonzero()[0]), k] = 1.0  # the player's own tile never counts
+    assert torch.equal(fn.proximity(empty), torch.zeros(2, dtype=torch.float64))
+    # unsure tiles give a graded value between the certain ones
+    half = torch.zeros(1, tiles, len(head.kinds))
+    half[0, int((TILE_DISTANCE == 1).nonzero()[0]), k] = 0.5
+    assert 0 < fn.proximity(half).item() < fn.max_distance
+    # delta: +1 per tile closer; direct: being near, scaled to [0, 1]
+    prox = torch.tensor([3.0, 5.0, 4.0])
+    assert fn.rewards(prox).tolist() == [0.0, 2.0, -1.0]
+    assert fn.rewards(prox[1:], prev_probs=prox[:2]).tolist() == [2.0, -1.0]
+    direct = ProximityRewardFunction(sim_model, head, ["water"], mode="direct")
+    assert torch.allclose(direct.rewards(prox), prox / 12)
+
+
+def test_proximity_falls_with_the_real_distance_on_held_out_worlds(sim_model, fitted):
+    head, held_out = fitted
+    fn = ProximityRewardFunction(sim_model, head, ["water"])
+    x = np.stack([f.frame for f in held_out])
+    prox = fn.encode(x)[:, -1].numpy()
+    dist = [nearest(f, "water") for f in held_out]
+    seen = np.array([d is not None for d in dist])
+    assert seen.sum() >= 10 and (~seen).sum() >= 5
+    rho = spearmanr([d for d in dist if d is not None], prox[seen])[0]
+    assert rho < -0.5, rho
+    assert prox[seen].mean() > 2 * prox[~seen].mean()
+
+
+def test_streamed_rewards_equal_the_trajectory_and_the_features_are_one_pass(sim_model, fitted):
+    head, held_out = fitted
+    fn = sim_model.proximity_fn(head, ["water", "tree"])
+    x = np.stack([f.frame for f in held_out[:8]])
+    feats = fn.encode(x)
+    assert feats.shape == (8, fn.feature_dim)
+    assert torch.allclose(feats[:, :-1], sim_model.frame_features(x).float(), atol=1e-5)
+    traj = fn.trajectory(x)
+    assert np.allclose(traj.reward[1:], np.diff(traj.prob)) and traj.reward[0] == 0
+    stream = fn.stream(num_envs=1)
+    first = stream.reset(x[:1])
+    assert first.reward.item() == 0
+    got = [stream.step(x[i:i + 1]).reward.item() for i in range(1, 8)]
+    assert np.allclose(got, traj.reward[1:], atol=1e-5)
+
+
+def test_what_it_cannot_measure_is_refused(sim_model, fitted):
+    head, _ = fitted
+    with pytest.raises(ValueError, match="cannot see"):
+        ProximityRewardFunction(sim_model, head, ["dragon"])
+    with pytest.raises(ValueError, match="cannot see"):
+        ProximityRewardFunction(sim_model, head, [])
+    with pytest.raises(ValueError, match="has none"):
+        ProximityRewardFunction(sim_model, None, ["water"])
+    with pytest.raises(ValueError, match="mode"):
+        ProximityRewardFunction(sim_model, head, ["water"], mode="direct-naive")
+    with pytest.raises(ValueError, match="tiles"):
+        ProximityRewardFunction(RewardModel(make_micro()), head, ["water"])  # 32x64 frames: a patch is no tile
+    fn = ProximityRewardFunction(sim_model, head, ["water"])
+    with pytest.raises(ValueError, match="expected frames"):
+        fn.encode(np.zeros((2, 80, 256, 3), np.uint8))

@@ -1,0 +1,41 @@
+"""`mineclip rl --reward-mode proximity`: PPO with the learned proximity reward (the Percipient's
+head beside the artifact) trains and logs it; an artifact without a head, or a task whose target
+the head cannot see, is refused before any training."""
+
+from __future__ import annotations
+
+import json
+
+from mineclip.perception.calibrate import collect_frames
+from mineclip.perception.head import fit_head
+from mineclip.reward import RewardModel
+from mineclip.rl.cli import main
+from mineclip.rl.runs import untrained_artifact
+
+ARGS = ["--seeds", "1", "--steps", "128", "--num-envs", "4", "--n-steps", "32", "--batch-size", "64",
+        "--n-epochs", "1", "--max-steps", "16", "--worlds", "1", "--eval-episodes", "4", "--workers", "1",
+        "--obs", "symbolic", "--reward-mode", "proximity", "--reward-coef", "0.05"]
+
+
+def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, capsys):
+    artifact = untrained_artifact(tmp_path / "art")
+    out = tmp_path / "rl"
+    assert main(["--model", str(artifact), "--out", str(out), "--tasks", "punch_cow", "--variants", "mineclip",
+                 *ARGS]) == 2
+    assert "has none" in capsys.readouterr().err  # no perception_head.safetensors beside the artifact
+    assert not (out / "runs").exists()
+
+    rm = RewardModel.load(artifact)
+    fit_head(rm, collect_frames("perception", 8, per_episode=6, steps=18)).save(artifact)
+    assert main(["--model", str(artifact), "--out", str(out), "--tasks", "eat_plant", "--variants", "mineclip",
+                 *ARGS]) == 2
+    assert "cannot see" in capsys.readouterr().err  # plants are not among the kinds it was fitted on
+
+    assert main(["--model", str(artifact), "--out", str(out), "--tasks", "punch_cow", "--variants", "mineclip",
+                 *ARGS]) == 0
+    result = json.loads((out / "runs" / "punch_cow" / "mineclip" / "seed0" / "result.json").read_text())
+    scale = result["train"]["learned_reward_scale"]
+    assert scale["steps"] == result["train"]["env_steps"] >= 128
+    assert scale["min"] < 0 < scale["max"]  # delta of proximity: coming nearer and moving away
+    assert result["config"]["reward_mode"] == "proximity"
+    assert "| task | learned proximity + success |" in (out / "table.md").read_text()
