@@ -29,18 +29,25 @@ def main() -> None:
     p.add_argument("--tasks", default="punch_cow,eat_plant")
     p.add_argument("--steps", type=int, default=300, help="vector steps of 8 envs per task and artifact")
     p.add_argument("--negatives", default="distinct")
+    p.add_argument("--reward-mode", default="direct", choices=["direct", "direct-naive", "delta", "proximity"],
+                   help="proximity: the Percipient head's proximity to the target (the value shown is the "
+                        "proximity in tiles, whose change is the reward), not the prompt's reward")
     args = p.parse_args()
     torch.set_num_threads(1)
-    print(f"# learned reward by distance to the target, {date.today()}, {args.steps} x 8 random steps per task")
+    what = "proximity (tiles)" if args.reward_mode == "proximity" else "learned reward"
+    print(f"# {what} by distance to the target, {date.today()}, {args.steps} x 8 random steps per task")
     for task in [t for t in args.tasks.split(",") if t]:
         t0 = time.time()
-        results = [reward_by_distance(m, task, steps=args.steps, negatives=args.negatives) for m in args.model]
+        results = [reward_by_distance(m, task, steps=args.steps, negatives=args.negatives, reward_mode=args.reward_mode)
+                   for m in args.model]
         print(f"\n## {task} (target: {results[0].target}; {time.time() - t0:.0f} s)\n")
-        print("| distance | " + " | ".join(f"{m}: steps, reward x 1000" for m in args.model) + " |")
+        unit = "proximity" if args.reward_mode == "proximity" else "reward x 1000"
+        print("| distance | " + " | ".join(f"{m}: steps, {unit}" for m in args.model) + " |")
         print("|---|" + "---:|" * len(args.model))
         tables = [{d: (n, mean) for d, n, mean in r.rows()} for r in results]
         for key in max(tables, key=len):
-            cells = ["–" if key not in t else f"{t[key][0]}, {1000 * t[key][1]:.2f}" for t in tables]
+            scale = 1 if args.reward_mode == "proximity" else 1000
+            cells = ["–" if key not in t else f"{t[key][0]}, {scale * t[key][1]:.2f}" for t in tables]
             print(f"| {key} | " + " | ".join(cells) + " |")
         rho = ["– (constant)" if math.isnan(r.spearman) else f"{r.spearman:+.2f}" for r in results]
         print("| Spearman rho (in view) | " + " | ".join(rho) + " |")

@@ -7,7 +7,9 @@ training worlds, the learned reward of every step (the `mineclip` variant's rewa
 prompt against its negatives over the 16-frame window) grouped by the Manhattan distance from the
 player to the nearest tile of the dense reward's navigation target in the local view (read from
 the simulator's symbols, `mineclip.rl.symbolic`; "not in view" beyond it). `python
-bench/shaping.py` prints it for several tasks and artifacts side by side.
+bench/shaping.py` prints it for several tasks and artifacts side by side. With `reward_mode=
+"proximity"` (`mineclip.reward.proximity`) the value grouped is the proximity itself, the potential
+whose change is the reward: it should fall with distance.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class Shaping:
 
     task: str
     target: str
-    by_distance: dict[int, tuple[int, float]]  # distance -> (steps, mean learned reward)
+    by_distance: dict[int, tuple[int, float]]  # distance -> (steps, mean learned reward, or proximity)
     spearman: float  # rank correlation of reward and distance over the steps with the target in view
 
     def rows(self) -> list[tuple[str, int, float]]:
@@ -74,7 +76,7 @@ def reward_by_distance(artifact: str, task_id: str, steps: int = 300, num_envs: 
                 xs, ys = np.nonzero(np.isin(view_classes(info["symbols"]), classes))
                 d = np.abs(xs - PLAYER[0]) + np.abs(ys - PLAYER[1])
                 dist.append(int(d.min()) if len(d) else NOT_IN_VIEW)
-                reward.append(info["mineclip"]["reward"])
+                reward.append(info["mineclip"]["prob" if reward_mode == "proximity" else "reward"])
     finally:
         env.close()
     dist_a, reward_a = np.array(dist), np.array(reward)

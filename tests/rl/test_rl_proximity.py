@@ -1,6 +1,6 @@
 """`mineclip rl --reward-mode proximity`: PPO with the learned proximity reward (the Percipient's
 head beside the artifact) trains and logs it; an artifact without a head, or a task whose target
-the head cannot see, is refused before any training."""
+the head cannot see, is refused before any training; bench/shaping.py measures the proximity."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from mineclip.perception.head import fit_head
 from mineclip.reward import RewardModel
 from mineclip.rl.cli import main
 from mineclip.rl.runs import untrained_artifact
+from mineclip.rl.shaping import reward_by_distance
 
 ARGS = ["--seeds", "1", "--steps", "128", "--num-envs", "4", "--n-steps", "32", "--batch-size", "64",
         "--n-epochs", "1", "--max-steps", "16", "--worlds", "1", "--eval-episodes", "4", "--workers", "1",
@@ -39,3 +40,8 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     assert scale["min"] < 0 < scale["max"]  # delta of proximity: coming nearer and moving away
     assert result["config"]["reward_mode"] == "proximity"
     assert "| task | learned proximity + success |" in (out / "table.md").read_text()
+
+    # bench/shaping.py's measurement groups the proximity itself (tiles, 0..12), not its change
+    s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity")
+    assert s.by_distance and all(0 <= mean <= 12 for _, mean in s.by_distance.values())
+    assert max(mean for _, mean in s.by_distance.values()) > 0.5  # a delta would average about 0
