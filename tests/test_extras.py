@@ -89,3 +89,15 @@ def test_floors_file_pins_exactly_the_floors_of_pyproject():
         name, floor = m.group(1).lower().replace("_", "-"), m.group(3)
         assert name in floors, f"{name} has no pinned floor in floors.txt"
         assert floors[name] == floor or floors[name].startswith(floor + "."), (name, floor, floors[name])
+
+
+def test_rl_runs_need_only_the_rl_extra_not_training():
+    # `mineclip rl` (the rl extra: sim + stable-baselines3) ran on a machine without jsonargparse and
+    # failed importing the pipeline for its host record; now it imports nothing of training
+    r = _python("import sys\n"
+                "for m in ('jsonargparse', 'pytorch_lightning', 'lightning', 'deepspeed', 'webdataset'):\n"
+                "    sys.modules[m] = None\n"
+                "import mineclip.rl.train, mineclip.rl.cli, mineclip.rl.runs, mineclip.rl.report\n"
+                "print(sorted(mineclip.rl.train.host_info()))")
+    assert r.returncode == 0, r.stderr
+    assert "cpu_capability" in r.stdout and "torch" in r.stdout

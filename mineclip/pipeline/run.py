@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from mineclip.host import host_info
+
 from .presets import Preset
 
 STAGES = ("clips", "evalset", "train", "export", "eval", "perception")
@@ -40,21 +42,6 @@ def _mark(run: Path, stage: str, info: dict) -> None:
     tmp = marker.with_suffix(".part")
     tmp.write_text(json.dumps(info, indent=1) + "\n")
     tmp.replace(marker)
-
-
-def host_info() -> dict:
-    """What a stage's seconds depend on: cores, the CPU's vector instructions (torch's capability,
-    e.g. AVX2 or AVX512: this project's 2-core machines took 0.63 s a default training step on an
-    AVX-512 BF16 host and 1.06-1.15 s on an AVX2 one, README) and whether bfloat16 is native (the
-    reward library's precision="auto")."""
-    import platform
-
-    import torch
-
-    from mineclip.model.precision import bf16_supported
-
-    return {"cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
-            "cpu_capability": torch.backends.cpu.get_cpu_capability(), "bf16_native": bf16_supported("cpu")}
 
 
 # Stages find their inputs through the run folder's layout, not through the paths in earlier

@@ -13,6 +13,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
+from mineclip.host import host_info
 from mineclip.reward import RewardModel
 from mineclip.tasks import get_task
 from mineclip.tasks.negatives import negatives_for
@@ -215,6 +216,7 @@ def run(cfg: RunConfig, out: str | Path) -> dict:
         "curve": [[s, int(ok)] + ([] if r is None else [r]) for s, ok, r in log.episodes],
         "dense_reward_defined": has_dense_reward(cfg.task),
         "wall_s": {"train": train_s, "eval": time.time() - t1, "total": time.time() - t0},
+        "host": host_info(),  # runs of one table may come from several machines
         "config": asdict(cfg),
     }
     (run_dir / RESULT).write_text(json.dumps(result) + "\n")
