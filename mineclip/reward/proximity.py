@@ -87,12 +87,13 @@ class ProximityRewardFunction:
 
     @torch.inference_mode()
     def encode(self, frames) -> torch.Tensor:
-        """Per-frame features [N, embed_dim + 1]: the embedding and the proximity (one encoder pass)."""
+        """Per-frame features [N, embed_dim + 1], float32: the embedding and the proximity (one encoder pass)."""
         from mineclip.perception.head import frame_tokens
 
         tokens, feats = frame_tokens(self.rm, frames, features=True)
         prox = self.proximity(self.head.tile_probs(tokens.float().cpu()))
-        return torch.cat([feats, prox.to(feats.dtype).to(feats.device)[:, None]], -1)
+        # float32: in bfloat16 a proximity of 11.9 tiles would round to 11.875
+        return torch.cat([feats.float(), prox.float().to(feats.device)[:, None]], -1)
 
     def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
         """(proximity [B, 1], proximity [B]) of the newest frame of windows [B, W, feature_dim]."""

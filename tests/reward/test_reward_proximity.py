@@ -103,3 +103,25 @@ def test_what_it_cannot_measure_is_refused(sim_model, fitted):
     fn = ProximityRewardFunction(sim_model, head, ["water"])
     with pytest.raises(ValueError, match="expected frames"):
         fn.encode(np.zeros((2, 80, 256, 3), np.uint8))
+
+
+def test_the_gymnasium_wrapper_takes_the_proximity_reward(sim_model, fitted):
+    from mineclip.reward import MineCLIPReward
+    from mineclip.tasks import make_env
+
+    head, _ = fitted
+    fn = sim_model.proximity_fn(head, ["cow"])
+    env = MineCLIPReward(make_env("punch_cow", max_steps=6), reward=fn, coef=0.05)
+    env.reset(seed=0)
+    proximities, returned = [], []
+    for _ in range(6):
+        _, r, terminated, truncated, info = env.step(env.action_space.sample())
+        proximities.append(info["mineclip"]["prob"])
+        returned.append(r - info["mineclip"]["env_reward"])
+        if terminated or truncated:
+            break
+    assert all(0 <= p <= fn.max_distance for p in proximities)
+    # the reward is the change of proximity, times coef
+    assert np.allclose(np.diff(proximities), np.array(returned[1:]) / 0.05, atol=1e-4)
+    assert info["mineclip_episode"]["length"] == len(proximities)
+    env.close()
