@@ -11,7 +11,6 @@ skipped (`force` redoes them), so a killed run continues where it stopped.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections.abc import Callable
