@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .reward import MODES, RewardStream, TrajectoryRewards, reward_from_probs
+from .reward import MODES, TrajectoryRewards, WindowedReward, reward_from_probs
 
 COMBINE = ("geomean", "softmin")
 TAU = 0.05
@@ -49,7 +49,7 @@ def soft_and(probs, how: str = "geomean", tau: float = TAU):
     raise ValueError(f"soft AND must be one of {COMBINE}, got {how!r}")
 
 
-class FactoredRewardFunction:
+class FactoredRewardFunction(WindowedReward):
     """The reward of several conditions, each `(text, negatives)` or `(text, negatives, condition)`,
     combined by a soft AND; with a `head`, the conditions it knows take its P (module docstring)."""
 
@@ -123,14 +123,6 @@ class FactoredRewardFunction:
             out[:, self._head_cols] = windows[:, -1, d:].float()  # the head's P of the newest frame
         return out
 
-    @property
-    def window(self) -> int:
-        return self.rm.window
-
-    @property
-    def frame_stride(self) -> int:
-        return self.rm.frame_stride
-
     def score_windows(self, windows: torch.Tensor, lengths: torch.Tensor | None = None):
         """Per-condition P [B, C] and their soft AND [B] for windows of frame features [B, W, D]."""
         per = self.condition_probs(windows)
@@ -141,10 +133,6 @@ class FactoredRewardFunction:
         if self.mode == "direct":
             return (probs - self.chance).clamp(min=0.0)
         return reward_from_probs(probs, 2, self.mode, prev_probs=prev_probs)
-
-    def stream(self, num_envs: int = 1) -> RewardStream:
-        """A streaming reward by conditions for `num_envs` parallel environments (a `RewardStream`)."""
-        return RewardStream(self, num_envs)
 
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:

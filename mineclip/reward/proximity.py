@@ -29,12 +29,12 @@ from collections.abc import Sequence
 
 import torch
 
-from .reward import RewardStream, TrajectoryRewards
+from .reward import TrajectoryRewards, WindowedReward
 
 PROXIMITY_MODES = ("delta", "direct")
 
 
-class ProximityRewardFunction:
+class ProximityRewardFunction(WindowedReward):
     """How near the target looks (module docstring): streaming (`stream`) or batch (`trajectory`)."""
 
     first_steps = "repeat"
@@ -66,14 +66,6 @@ class ProximityRewardFunction:
     def feature_dim(self) -> int:
         """Width of what `encode` gives per frame: the embedding, then the proximity."""
         return self.rm.model.config.embed_dim + 1
-
-    @property
-    def window(self) -> int:
-        return self.rm.window
-
-    @property
-    def frame_stride(self) -> int:
-        return self.rm.frame_stride
 
     def describe(self) -> dict:
         return {"target": self.kinds, "mode": self.mode, "max_distance": self.max_distance,
@@ -107,10 +99,6 @@ class ProximityRewardFunction:
         if prev_probs is not None:
             return prox - prev_probs
         return torch.cat([torch.zeros_like(prox[..., :1]), prox[..., 1:] - prox[..., :-1]], -1)
-
-    def stream(self, num_envs: int = 1) -> RewardStream:
-        """A streaming proximity reward for `num_envs` parallel environments."""
-        return RewardStream(self, num_envs)
 
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:

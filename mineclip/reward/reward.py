@@ -251,7 +251,26 @@ class RewardModel:
         return ProximityRewardFunction(self, head, kinds, mode)
 
 
-class RewardFunction:
+class WindowedReward:
+    """What every reward function here shares: its reward model's window and frame stride, and a
+    `RewardStream` over them (the prompt's `RewardFunction`, the factored and the proximity ones)."""
+
+    rm: RewardModel
+
+    @property
+    def window(self) -> int:
+        return self.rm.window
+
+    @property
+    def frame_stride(self) -> int:
+        return self.rm.frame_stride
+
+    def stream(self, num_envs: int = 1) -> "RewardStream":
+        """A streaming reward for `num_envs` parallel environments."""
+        return RewardStream(self, num_envs)
+
+
+class RewardFunction(WindowedReward):
     """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""
 
     def __init__(self, reward_model: RewardModel, prompt: str, negatives: Sequence[str],
@@ -279,14 +298,6 @@ class RewardFunction:
     @property
     def num_prompts(self) -> int:
         return len(self.prompts)
-
-    @property
-    def window(self) -> int:
-        return self.rm.window
-
-    @property
-    def frame_stride(self) -> int:
-        return self.rm.frame_stride
 
     def describe(self) -> dict:
         """Settings worth logging next to the rewards."""
@@ -320,10 +331,6 @@ class RewardFunction:
     def rewards(self, probs, prev_probs=None):
         """Rewards from P (one step with `prev_probs`, or along a sequence): `reward_from_probs`."""
         return reward_from_probs(probs, self.num_prompts, self.mode, prev_probs=prev_probs)
-
-    def stream(self, num_envs: int = 1) -> "RewardStream":
-        """A streaming reward for `num_envs` parallel environments."""
-        return RewardStream(self, num_envs)
 
     @property
     def feature_dim(self) -> int:
