@@ -39,6 +39,7 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     assert scale["steps"] == result["train"]["env_steps"] >= 128
     assert scale["min"] < 0 < scale["max"]  # delta of proximity: coming nearer and moving away
     assert result["config"]["reward_mode"] == "proximity"
+    assert result["host"]["cores"] >= 1 and result["host"]["torch"]  # which machine made the run
     assert "| task | learned proximity + success |" in (out / "table.md").read_text()
 
     # bench/shaping.py's measurement groups the proximity itself (tiles, 0..12), not its change
