@@ -14,9 +14,16 @@ tiles taken as independent. When the head is certain it is D + 1 - (distance to 
 target) and 0 with no target in view, so it counts tiles like the hand-written dense reward's
 navigation term. The reward modes:
 
-    delta   r_t = proximity_t - proximity_{t-1}   (the default: potential-based shaping, Ng et al.
-            1999, which leaves the optimal policy unchanged; +1 per tile closer)
-    direct  r_t = proximity_t / D                  (in [0, 1]: being near, not coming near)
+    delta     r_t = proximity_t - proximity_{t-1}   (the default: potential-based shaping, Ng et al.
+              1999, which leaves the optimal policy unchanged; +1 per tile closer, -1 per tile away)
+    progress  r_t = max(proximity_t - best_{t-1}, 0), best_t = max(best_{t-1}, proximity_t)
+              (+1 per tile closer than ever before in the episode, never a penalty: the hand-written
+              dense reward's navigation term, read from the frames; an episode pays at most D)
+    direct    r_t = proximity_t / D                  (in [0, 1]: being near, not coming near)
+
+Delta takes back, when the target leaves the view, all it paid for coming near: in a fight the
+killed skeleton vanishes and the winning step costs its whole proximity, about half the success
+bonus at `--reward-coef 0.05`. Progress keeps what was earned (docs/rl.md compares the two).
 
 Only the newest frame of the window counts; `encode` gives, per frame, the embedding followed by
 its proximity, from one pass of the frame encoder, and that is what a `RewardStream` caches. The
@@ -31,7 +38,7 @@ import torch
 
 from .reward import TrajectoryRewards, WindowedReward
 
-PROXIMITY_MODES = ("delta", "direct")
+PROXIMITY_MODES = ("delta", "progress", "direct")
 
 
 class ProximityRewardFunction(WindowedReward):
@@ -93,12 +100,20 @@ class ProximityRewardFunction(WindowedReward):
         return prox[:, None], prox
 
     def rewards(self, prox, prev_probs=None):
-        """Rewards from proximity (one step with `prev_probs`, or along a sequence: delta's first is 0)."""
+        """Rewards from proximity: one step, with `prev_probs` what the step is measured against
+        (`reference`: the previous proximity, or for progress the best so far), or along a sequence
+        (the first step's reward is 0 for delta and progress)."""
         if self.mode == "direct":
             return prox / self.max_distance
         if prev_probs is not None:
-            return prox - prev_probs
-        return torch.cat([torch.zeros_like(prox[..., :1]), prox[..., 1:] - prox[..., :-1]], -1)
+            gain = prox - prev_probs
+            return gain.clamp(min=0) if self.mode == "progress" else gain
+        ref = prox.cummax(-1).values if self.mode == "progress" else prox
+        return torch.cat([torch.zeros_like(ref[..., :1]), ref[..., 1:] - ref[..., :-1]], -1)
+
+    def reference(self, prox, prev_reference):
+        """What the next step's reward is measured against: the best proximity so far for progress."""
+        return torch.maximum(prox, prev_reference) if self.mode == "progress" else prox
 
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:

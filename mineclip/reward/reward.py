@@ -269,6 +269,10 @@ class WindowedReward:
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
 
+    def reference(self, probs: torch.Tensor, prev_reference: torch.Tensor) -> torch.Tensor:
+        """What a stream's next step is measured against (`rewards(prev_probs=...)`): this step's P."""
+        return probs
+
 
 class RewardFunction(WindowedReward):
     """The reward of one prompt against its negatives: streaming (`stream`) or batch (`trajectory`)."""
@@ -383,7 +387,7 @@ class RewardStream:
         self._ring = torch.zeros(num_envs, 2 * self.span, d, device=dev)
         self._pos = self.span - 1  # slot of the newest frame (in [0, span))
         self.length = torch.zeros(num_envs, dtype=torch.long, device=dev)  # frames seen, capped at the span
-        self.prev_prob = torch.zeros(num_envs, device=dev)
+        self.ref = torch.zeros(num_envs, device=dev)  # what each env's next reward is measured against (fn.reference)
         self.started = torch.zeros(num_envs, dtype=torch.bool)
         self._all_started = False
         self._partial = fn.first_steps == "partial"
@@ -424,7 +428,7 @@ class RewardStream:
         self.started[ids] = True
         self._all_started = bool(self.started.all())
         logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
-        self.prev_prob[idx] = probs
+        self.ref[idx] = probs
         reward = self.fn.rewards(probs, prev_probs=probs)
         return StepRewards(reward, probs, logits)
 
@@ -450,8 +454,8 @@ class RewardStream:
             logits, probs = self.fn.score_windows(windows, self.fn.rm.real_frames(self.length))
         else:  # every window is full: no lengths to look at
             logits, probs = self.fn.score_windows(windows)
-        reward = self.fn.rewards(probs, prev_probs=self.prev_prob)
-        self.prev_prob = probs.clone()
+        reward = self.fn.rewards(probs, prev_probs=self.ref)
+        self.ref = self.fn.reference(probs, self.ref).clone()
         return StepRewards(reward, probs, logits)
 
 

@@ -19,7 +19,7 @@ from mineclip.tasks.negatives import POLICIES
 from .envs import VARIANTS
 from .features import OBS
 from .runs import UNTRAINED
-from .train import PPOSettings, RunConfig
+from .train import PROXIMITY_MODES, REWARD_MODES, PPOSettings, RunConfig
 
 DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
 
@@ -43,11 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(local view one-hot, inventory, position, facing; mineclip.rl.symbolic), or both. "
                         "The learned reward is computed from the frames whatever the input")
     p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
-    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=["direct", "direct-naive", "delta",
-                                                                            "proximity"],
+    p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=REWARD_MODES,
                    help="learned reward formula: the paper's Direct, Direct-Naive, Delta of the task's prompt, or "
-                        "proximity: tiles come nearer to the task's target, read from the frames by the "
-                        "Percipient's head (+1 per tile; try --reward-coef 0.05, the dense reward's 10/200)")
+                        "how near the task's target looks to the Percipient's head: proximity pays +1 per tile "
+                        "nearer and -1 per tile away, proximity-progress +1 per tile nearer than ever before "
+                        "in the episode, like the dense reward (try --reward-coef 0.05, the dense reward's 10/200)")
     p.add_argument("--reward-coef", type=float, default=RunConfig.reward_coef,
                    help="learned reward weight per step (the success bonus is 1)")
     p.add_argument("--negatives", default=RunConfig.negatives, metavar="|".join(POLICIES) + "|FILE",
@@ -93,7 +93,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                          max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
                for s in range(args.seeds) for t in tasks for v in variants]
-    if args.reward_mode == "proximity" and "mineclip" in variants:
+    if args.reward_mode in PROXIMITY_MODES and "mineclip" in variants:
         from .train import learned_reward, reward_model
 
         for cfg in {c.task: c for c in configs if c.variant == "mineclip"}.values():

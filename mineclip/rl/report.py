@@ -17,7 +17,9 @@ from .envs import VARIANTS
 from .stats import aggregate, compare, curve_band
 
 COLUMNS = {"mineclip": "MineCLIP reward + success", "sparse": "success only", "dense": "manual dense"}
-PROXIMITY_COLUMN = "learned proximity + success"  # the "mineclip" variant with --reward-mode proximity
+# the "mineclip" variant's column when every learned run used one proximity reward (--reward-mode)
+PROXIMITY_COLUMNS = {"proximity": "learned proximity + success",
+                     "proximity-progress": "learned proximity progress + success"}
 CURVE_POINTS = 12
 CURVE_WINDOW = 0.25  # of the run's env steps
 
@@ -80,8 +82,9 @@ def summarise(results: list[dict]) -> dict:
 def column_names(summary: dict) -> dict[str, str]:
     """The table's column name of each variant; the learned one says which learned reward it was."""
     columns = dict(COLUMNS)
-    if summary.get("learned_reward_modes") == ["proximity"]:
-        columns["mineclip"] = PROXIMITY_COLUMN
+    modes = summary.get("learned_reward_modes") or []
+    if len(modes) == 1 and modes[0] in PROXIMITY_COLUMNS:
+        columns["mineclip"] = PROXIMITY_COLUMNS[modes[0]]
     return columns
 
 

@@ -11,7 +11,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .train import PROGRESS, RESULT, RunConfig
+from .train import PROGRESS, RESULT, RunConfig, run_identity
 
 UNTRAINED = "untrained-tiny"
 
@@ -55,12 +55,12 @@ def artifact_meta(artifact: str) -> dict:
 
 
 def is_done(cfg: RunConfig, out: Path) -> bool:
-    """Whether `out` holds a finished run with exactly this config."""
+    """Whether `out` holds a finished run with this config (`run_identity`)."""
     path = cfg.run_dir(out) / RESULT
     if not path.is_file():
         return False
     try:
-        return json.loads(path.read_text())["config"] == json.loads(json.dumps(asdict(cfg)))
+        return run_identity(json.loads(path.read_text())["config"]) == run_identity(asdict(cfg))
     except (ValueError, KeyError):
         return False
 

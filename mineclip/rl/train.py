@@ -59,8 +59,9 @@ class RunConfig:
     # the policy's input (mineclip.rl.features.OBS): the frame features and, as MineDojo's agent had,
     # the local view as symbols, the inventory and the position (mineclip.rl.symbolic)
     obs: str = "features+symbolic"
-    # learned reward formula (variant "mineclip"): the paper's direct, direct-naive, delta, or
-    # "proximity", how near the task's target looks to the Percipient's head (mineclip.reward.proximity)
+    # learned reward formula (variant "mineclip"): the paper's direct, direct-naive, delta, or how
+    # near the task's target looks to the Percipient's head (mineclip.reward.proximity): "proximity"
+    # pays each tile's change (delta), "proximity-progress" each tile closer than ever (progress)
     reward_mode: str = "direct"
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
     negatives: str = "suite"  # a policy of mineclip.tasks.negatives: suite, distinct, scene, distinct+scene
@@ -72,6 +73,24 @@ class RunConfig:
 
     def run_dir(self, out: Path) -> Path:
         return Path(out) / "runs" / self.task / self.variant / f"seed{self.seed}"
+
+
+
+def run_identity(config: dict) -> dict:
+    """The settings of a run's config (`asdict(RunConfig)`, as result.json stores it) that decide
+    its outcome, what a finished run is reused by: the learned reward's settings only count for the
+    variant that has one, so a bonus-only run serves every learned reward's table."""
+    d = json.loads(json.dumps(config))
+    if d.get("variant") != "mineclip":
+        for k in LEARNED_REWARD_FIELDS:
+            d.pop(k, None)
+    return d
+
+
+LEARNED_REWARD_FIELDS = ("reward_mode", "reward_coef", "negatives")
+# reward_mode -> ProximityRewardFunction mode (mineclip.reward.proximity)
+PROXIMITY_MODES = {"proximity": "delta", "proximity-progress": "progress"}
+REWARD_MODES = ("direct", "direct-naive", "delta", *PROXIMITY_MODES)
 
 
 _MODELS: dict[str, RewardModel] = {}
@@ -130,10 +149,10 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
 
 def learned_reward(cfg: RunConfig, rm: RewardModel):
     """The learned reward of the "mineclip" variant: the task's prompt against its negatives (the
-    paper's formulas), or with reward_mode "proximity", how near the task's target looks to the
+    paper's formulas), or with a proximity reward_mode, how near the task's target looks to the
     Percipient's head (`mineclip.reward.proximity`; the target's kinds from the task's schema)."""
     task = get_task(cfg.task)
-    if cfg.reward_mode != "proximity":
+    if cfg.reward_mode not in PROXIMITY_MODES:
         return rm.reward_fn(task.prompt, negatives_for(task.prompt, cfg.negatives), mode=cfg.reward_mode)
     from mineclip.perception.head import load_head
 
@@ -141,7 +160,7 @@ def learned_reward(cfg: RunConfig, rm: RewardModel):
     if not target:
         raise ValueError(f"task {cfg.task!r} names no target to come near (reward.navigate in its schema): "
                          "the proximity reward has nothing to measure")
-    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode="delta")
+    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode=PROXIMITY_MODES[cfg.reward_mode])
 
 
 def policy_kwargs(cfg: RunConfig, env: FrameFeatures) -> dict:

@@ -57,6 +57,13 @@ def test_proximity_counts_tiles_when_the_head_is_sure(sim_model, fitted):
     assert fn.rewards(prox[1:], prev_probs=prox[:2]).tolist() == [2.0, -1.0]
     direct = ProximityRewardFunction(sim_model, head, ["water"], mode="direct")
     assert torch.allclose(direct.rewards(prox), prox / 12)
+    # progress: +1 per tile closer than ever before in the episode, nothing back for moving away
+    # (a killed target that vanishes costs nothing), so an episode pays its best minus its first
+    progress = ProximityRewardFunction(sim_model, head, ["water"], mode="progress")
+    path = torch.tensor([3.0, 5.0, 4.0, 0.0, 6.0, 7.0])
+    assert progress.rewards(path).tolist() == [0.0, 2.0, 0.0, 0.0, 1.0, 1.0]
+    assert progress.rewards(torch.tensor(4.0), prev_probs=torch.tensor(5.0)).item() == 0
+    assert progress.reference(torch.tensor(4.0), torch.tensor(5.0)).item() == 5
 
 
 def test_proximity_falls_with_the_real_distance_on_held_out_worlds(sim_model, fitted):
@@ -72,15 +79,19 @@ def test_proximity_falls_with_the_real_distance_on_held_out_worlds(sim_model, fi
     assert prox[seen].mean() > 2 * prox[~seen].mean()
 
 
-def test_streamed_rewards_equal_the_trajectory_and_the_features_are_one_pass(sim_model, fitted):
+@pytest.mark.parametrize("mode", ["delta", "progress"])
+def test_streamed_rewards_equal_the_trajectory_and_the_features_are_one_pass(sim_model, fitted, mode):
     head, held_out = fitted
-    fn = sim_model.proximity_fn(head, ["water", "tree"])
+    fn = sim_model.proximity_fn(head, ["water", "tree"], mode=mode)
     x = np.stack([f.frame for f in held_out[:8]])
     feats = fn.encode(x)
     assert feats.shape == (8, fn.feature_dim)
     assert torch.allclose(feats[:, :-1], sim_model.frame_features(x).float(), atol=1e-5)
     traj = fn.trajectory(x)
-    assert np.allclose(traj.reward[1:], np.diff(traj.prob)) and traj.reward[0] == 0
+    reference = np.maximum.accumulate(traj.prob) if mode == "progress" else traj.prob
+    assert np.allclose(traj.reward[1:], np.diff(reference)) and traj.reward[0] == 0
+    assert (np.diff(traj.prob) < 0).any()  # the frames move away too, where the modes differ
+    assert mode == "delta" or (traj.reward >= 0).all()
     stream = fn.stream(num_envs=1)
     first = stream.reset(x[:1])
     assert first.reward.item() == 0

@@ -1,5 +1,5 @@
-"""`mineclip rl --reward-mode proximity`: PPO with the learned proximity reward (the Percipient's
-head beside the artifact) trains and logs it; an artifact without a head, or a task whose target
+"""`mineclip rl --reward-mode proximity` (and proximity-progress): PPO with the learned proximity
+reward (the Percipient's head beside the artifact) trains and logs it; an artifact without a head, or a task whose target
 the head cannot see, is refused before any training; bench/shaping.py measures the proximity."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
                  *ARGS]) == 2
     assert "cannot see" in capsys.readouterr().err  # plants are not among the kinds it was fitted on
 
-    assert main(["--model", str(artifact), "--out", str(out), "--tasks", "punch_cow", "--variants", "mineclip",
+    assert main(["--model", str(artifact), "--out", str(out), "--tasks", "punch_cow", "--variants", "mineclip,sparse",
                  *ARGS]) == 0
     result = json.loads((out / "runs" / "punch_cow" / "mineclip" / "seed0" / "result.json").read_text())
     scale = result["train"]["learned_reward_scale"]
@@ -41,6 +41,22 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     assert result["config"]["reward_mode"] == "proximity"
     assert result["host"]["cores"] >= 1 and result["host"]["torch"]  # which machine made the run
     assert "| task | learned proximity + success |" in (out / "table.md").read_text()
+
+    # proximity-progress pays only for coming nearer than ever; the bonus-only run of the same
+    # task and seed is reused, since the learned reward's settings do not change it
+    progress = tmp_path / "rl-progress"
+    bonus = out / "runs" / "punch_cow" / "sparse" / "seed0" / "result.json"
+    (progress / "runs" / "punch_cow" / "sparse" / "seed0").mkdir(parents=True)
+    (progress / "runs" / "punch_cow" / "sparse" / "seed0" / "result.json").write_bytes(bonus.read_bytes())
+    args = [a if a != "proximity" else "proximity-progress" for a in ARGS]
+    assert main(["--model", str(artifact), "--out", str(progress), "--tasks", "punch_cow",
+                 "--variants", "mineclip,sparse", *args]) == 0
+    assert "for 1 runs" in capsys.readouterr().out
+    assert (progress / "runs" / "punch_cow" / "sparse" / "seed0" / "result.json").read_bytes() == bonus.read_bytes()
+    result = json.loads((progress / "runs" / "punch_cow" / "mineclip" / "seed0" / "result.json").read_text())
+    assert result["config"]["reward_mode"] == "proximity-progress"
+    assert result["train"]["learned_reward_scale"]["min"] >= 0  # never a penalty
+    assert "| task | learned proximity progress + success | success only |" in (progress / "table.md").read_text()
 
     # bench/shaping.py's measurement groups the proximity itself (tiles, 0..12), not its change
     s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity")
