@@ -42,6 +42,28 @@ def micro_model():
 
 
 @pytest.fixture(scope="session")
+def sim_model():
+    """An untrained micro reward model (window 3) whose 16-pixel patches are the simulator's tiles."""
+    from helpers.models import make_micro
+
+    from mineclip.reward import RewardModel
+
+    return RewardModel(make_micro(resolution=(160, 256)), window=3)
+
+
+@pytest.fixture(scope="session")
+def sim_head(sim_model):
+    """(head, fit, held_out): a perception head fitted on `sim_model`'s patch tokens of the frames
+    `fit` (16 training worlds), and frames of 10 held-out worlds; do not modify them in tests."""
+    from mineclip.perception.calibrate import collect_frames
+    from mineclip.perception.head import fit_head
+
+    fit = collect_frames("perception", 16, per_episode=6, steps=18)
+    held_out = collect_frames("perception_eval", 10, per_episode=6, steps=18, seed=1)
+    return fit_head(sim_model, fit), fit, held_out
+
+
+@pytest.fixture(scope="session")
 def scripted_results():
     """Scripted-agent outcome per task over a few training worlds: {task_id: [label, ...]}."""
     from mineclip.play.record import run_episode

@@ -7,13 +7,12 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from helpers.models import make_micro
 
 from mineclip.evaluate.judge import roc_auc
 from mineclip.model import MineCLIP, get_config
-from mineclip.perception.calibrate import collect_frames, fit_thresholds
+from mineclip.perception.calibrate import fit_thresholds
 from mineclip.perception.conditions import Condition
-from mineclip.perception.head import FILE_NAME, at_least, fit_head, frame_tokens, load_head, supports, tile_labels
+from mineclip.perception.head import FILE_NAME, at_least, frame_tokens, load_head, supports, tile_labels
 from mineclip.perception.percipient import Percipient
 from mineclip.reward import RewardModel
 
@@ -29,17 +28,9 @@ def test_at_least_is_the_exact_tail():
         assert torch.allclose(at_least(p, need), exact), need
 
 
-@pytest.fixture(scope="module")
-def sim_model():
-    """An untrained micro model whose 16-pixel patches are the simulator's tiles."""
-    return RewardModel(make_micro(resolution=(160, 256)), window=2)
-
-
-@pytest.fixture(scope="module")
-def fitted(sim_model):
-    fit = collect_frames("perception", 16, per_episode=6, steps=18)
-    held_out = collect_frames("perception_eval", 10, per_episode=6, steps=18, seed=1)
-    return fit_head(sim_model, fit), fit, held_out
+@pytest.fixture
+def fitted(sim_head):
+    return sim_head
 
 
 def test_tokens_line_up_with_the_tiles_and_wrong_models_or_frames_are_refused(sim_model, reward_model, fitted):

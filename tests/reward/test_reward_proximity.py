@@ -8,23 +8,15 @@ import torch
 from helpers.models import make_micro
 from scipy.stats import spearmanr
 
-from mineclip.perception.calibrate import collect_frames
-from mineclip.perception.head import TILE_DISTANCE, fit_head
+from mineclip.perception.head import TILE_DISTANCE
 from mineclip.reward import RewardModel
 from mineclip.reward.proximity import ProximityRewardFunction
 
 
-@pytest.fixture(scope="module")
-def sim_model():
-    """An untrained micro model whose 16-pixel patches are the simulator's tiles."""
-    return RewardModel(make_micro(resolution=(160, 256)), window=3)
-
-
-@pytest.fixture(scope="module")
-def fitted(sim_model):
-    fit = collect_frames("perception", 16, per_episode=6, steps=18)
-    held_out = collect_frames("perception_eval", 10, per_episode=6, steps=18, seed=1)
-    return fit_head(sim_model, fit), held_out
+@pytest.fixture
+def fitted(sim_head):
+    head, _, held_out = sim_head
+    return head, held_out
 
 
 def nearest(frame, kind: str) -> int | None:
