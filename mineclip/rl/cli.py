@@ -110,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
     meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv), **artifact_meta(artifact)}
+    if args.report_only and (out / "command.txt").is_file():  # the table's command is the one that ran its runs
+        meta["command"] = (out / "command.txt").read_text().strip()
     if not args.report_only:
         try:
             configs = run_configs(args, artifact)

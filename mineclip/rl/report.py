@@ -136,16 +136,23 @@ def markdown(summary: dict, meta: dict | None = None) -> str:
         lines.append("| " + " | ".join(row) + " |")
     if summary["tasks"] and variants:
         first = next(iter(summary["cells"][summary["tasks"][0]].values()))
+        seed_sets = {tuple(c["seeds"]) for cells in summary["cells"].values() for c in cells.values()}
+        same = len(seed_sets) == 1
         lines.append("")
         lines.append(f"Success rate in % over {first['eval_episodes']} evaluation episodes per run on held-out "
-                     f"worlds: interquartile mean over {len(first['seeds'])} seeds [stratified bootstrap 95% "
+                     f"worlds: interquartile mean over {len(first['seeds']) if same else 'the'} seeds [stratified bootstrap 95% "
                      f"interval]; {first['train_env_steps']:,} PPO env steps per run; policy input "
                      f"`{first.get('obs', 'features')}`.")
         if with_comp:
             lines.append("learned / dense: the learned reward's IQM as a share of the dense reward's; learned - "
                          "bonus only: the difference of IQMs in points (each with its bootstrap 95% interval).")
         lines.append("")
-        lines.append("Per-seed success (%), seeds " + ", ".join(str(s) for s in first["seeds"]) + ":")
+        if same:
+            lines.append("Per-seed success (%), seeds " + ", ".join(str(s) for s in first["seeds"]) + ":")
+        else:  # a variant or task still missing seeds: say whose runs each cell holds
+            lines.append("Per-seed success (%), in seed order; the cells do not hold the same seeds: " + "; ".join(
+                f"{t} {columns.get(v, v)}: {', '.join(map(str, c['seeds']))}"
+                for t, cells in summary["cells"].items() for v, c in cells.items()) + ":")
         lines.append("")
         lines.append("| task | " + " | ".join(columns.get(v, v) for v in variants) + " |")
         lines.append("|---|" + "---:|" * len(variants))

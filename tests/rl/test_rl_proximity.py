@@ -57,6 +57,13 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     assert result["config"]["reward_mode"] == "proximity-progress"
     assert result["train"]["learned_reward_scale"]["min"] >= 0  # never a penalty
     assert "| task | learned proximity progress + success | success only |" in (progress / "table.md").read_text()
+    # the cells hold different seeds: the per-seed table says whose; --report-only keeps the command that ran them
+    moved = progress / "runs" / "punch_cow" / "sparse" / "seed0" / "result.json"
+    moved.write_text(json.dumps({**json.loads(moved.read_text()), "seed": 3}))
+    assert main(["--model", str(artifact), "--out", str(progress), "--report-only"]) == 0
+    table = (progress / "table.md").read_text()
+    assert "learned proximity progress + success: 0; punch_cow success only: 3:" in table
+    assert "--reward-mode proximity-progress" in table and "--report-only" not in table
 
     # bench/shaping.py's measurement groups the proximity itself (tiles, 0..12), not its change
     s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity")
