@@ -139,8 +139,9 @@ def markdown(summary: dict, meta: dict | None = None) -> str:
         seed_sets = {tuple(c["seeds"]) for cells in summary["cells"].values() for c in cells.values()}
         same = len(seed_sets) == 1
         lines.append("")
+        n_seeds = len(first["seeds"]) if same else "the"
         lines.append(f"Success rate in % over {first['eval_episodes']} evaluation episodes per run on held-out "
-                     f"worlds: interquartile mean over {len(first['seeds']) if same else 'the'} seeds [stratified bootstrap 95% "
+                     f"worlds: interquartile mean over {n_seeds} seeds [stratified bootstrap 95% "
                      f"interval]; {first['train_env_steps']:,} PPO env steps per run; policy input "
                      f"`{first.get('obs', 'features')}`.")
         if with_comp:

@@ -75,7 +75,6 @@ class RunConfig:
         return Path(out) / "runs" / self.task / self.variant / f"seed{self.seed}"
 
 
-
 def run_identity(config: dict) -> dict:
     """The settings of a run's config (`asdict(RunConfig)`, as result.json stores it) that decide
     its outcome, what a finished run is reused by: the learned reward's settings only count for the
