@@ -19,7 +19,7 @@ from mineclip.tasks.negatives import POLICIES
 from .envs import VARIANTS
 from .features import OBS
 from .runs import UNTRAINED
-from .train import PROXIMITY_MODES, REWARD_MODES, PPOSettings, RunConfig
+from .train import PROXIMITY_REWARD_MODES, REWARD_MODES, PPOSettings, RunConfig
 
 DEFAULT_TASKS = "harvest_wood,eat_plant,find_cow"
 
@@ -93,7 +93,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                          max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
                for s in range(args.seeds) for t in tasks for v in variants]
-    if args.reward_mode in PROXIMITY_MODES and "mineclip" in variants:
+    if args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
         from .train import learned_reward, reward_model
 
         for cfg in {c.task: c for c in configs if c.variant == "mineclip"}.values():

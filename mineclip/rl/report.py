@@ -15,11 +15,9 @@ from mineclip.extras import pyplot
 
 from .envs import VARIANTS
 from .stats import aggregate, compare, curve_band
+from .train import PROXIMITY_REWARD_MODES
 
 COLUMNS = {"mineclip": "MineCLIP reward + success", "sparse": "success only", "dense": "manual dense"}
-# the "mineclip" variant's column when every learned run used one proximity reward (--reward-mode)
-PROXIMITY_COLUMNS = {"proximity": "learned proximity + success",
-                     "proximity-progress": "learned proximity progress + success"}
 CURVE_POINTS = 12
 CURVE_WINDOW = 0.25  # of the run's env steps
 
@@ -83,8 +81,8 @@ def column_names(summary: dict) -> dict[str, str]:
     """The table's column name of each variant; the learned one says which learned reward it was."""
     columns = dict(COLUMNS)
     modes = summary.get("learned_reward_modes") or []
-    if len(modes) == 1 and modes[0] in PROXIMITY_COLUMNS:
-        columns["mineclip"] = PROXIMITY_COLUMNS[modes[0]]
+    if len(modes) == 1 and modes[0] in PROXIMITY_REWARD_MODES:  # "learned proximity progress + success"
+        columns["mineclip"] = f"learned {modes[0].replace('-', ' ')} + success"
     return columns
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from mineclip.tasks import get_task
 
 from .symbolic import CLASSES, view_classes
-from .train import PROXIMITY_MODES, RunConfig, build_env, reward_model, training_worlds
+from .train import PROXIMITY_REWARD_MODES, RunConfig, build_env, reward_model, training_worlds
 
 PLAYER = (8, 4)  # the player's tile in the local view
 NOT_IN_VIEW = -1
@@ -76,7 +76,7 @@ def reward_by_distance(artifact: str, task_id: str, steps: int = 300, num_envs: 
                 xs, ys = np.nonzero(np.isin(view_classes(info["symbols"]), classes))
                 d = np.abs(xs - PLAYER[0]) + np.abs(ys - PLAYER[1])
                 dist.append(int(d.min()) if len(d) else NOT_IN_VIEW)
-                reward.append(info["mineclip"]["prob" if reward_mode in PROXIMITY_MODES else "reward"])
+                reward.append(info["mineclip"]["prob" if reward_mode in PROXIMITY_REWARD_MODES else "reward"])
     finally:
         env.close()
     dist_a, reward_a = np.array(dist), np.array(reward)

@@ -87,9 +87,9 @@ def run_identity(config: dict) -> dict:
 
 
 LEARNED_REWARD_FIELDS = ("reward_mode", "reward_coef", "negatives")
-# reward_mode -> ProximityRewardFunction mode (mineclip.reward.proximity)
-PROXIMITY_MODES = {"proximity": "delta", "proximity-progress": "progress"}
-REWARD_MODES = ("direct", "direct-naive", "delta", *PROXIMITY_MODES)
+# --reward-mode -> the mode of mineclip.reward.proximity's ProximityRewardFunction
+PROXIMITY_REWARD_MODES = {"proximity": "delta", "proximity-progress": "progress"}
+REWARD_MODES = ("direct", "direct-naive", "delta", *PROXIMITY_REWARD_MODES)
 
 
 _MODELS: dict[str, RewardModel] = {}
@@ -151,7 +151,7 @@ def learned_reward(cfg: RunConfig, rm: RewardModel):
     paper's formulas), or with a proximity reward_mode, how near the task's target looks to the
     Percipient's head (`mineclip.reward.proximity`; the target's kinds from the task's schema)."""
     task = get_task(cfg.task)
-    if cfg.reward_mode not in PROXIMITY_MODES:
+    if cfg.reward_mode not in PROXIMITY_REWARD_MODES:
         return rm.reward_fn(task.prompt, negatives_for(task.prompt, cfg.negatives), mode=cfg.reward_mode)
     from mineclip.perception.head import load_head
 
@@ -159,7 +159,7 @@ def learned_reward(cfg: RunConfig, rm: RewardModel):
     if not target:
         raise ValueError(f"task {cfg.task!r} names no target to come near (reward.navigate in its schema): "
                          "the proximity reward has nothing to measure")
-    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode=PROXIMITY_MODES[cfg.reward_mode])
+    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode=PROXIMITY_REWARD_MODES[cfg.reward_mode])
 
 
 def policy_kwargs(cfg: RunConfig, env: FrameFeatures) -> dict:

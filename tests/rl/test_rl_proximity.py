@@ -1,6 +1,7 @@
 """`mineclip rl --reward-mode proximity` (and proximity-progress): PPO with the learned proximity
-reward (the Percipient's head beside the artifact) trains and logs it; an artifact without a head, or a task whose target
-the head cannot see, is refused before any training; bench/shaping.py measures the proximity."""
+reward (the Percipient's head beside the artifact) trains and logs it; an artifact without a head,
+or a task whose target the head cannot see, is refused before any training; bench/shaping.py
+measures the proximity."""
 
 from __future__ import annotations
 
