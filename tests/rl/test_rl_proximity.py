@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mineclip.perception.calibrate import collect_frames
 from mineclip.perception.head import fit_head
 from mineclip.reward import RewardModel
@@ -70,3 +72,8 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity")
     assert s.by_distance and all(0 <= mean <= 12 for _, mean in s.by_distance.values())
     assert max(mean for _, mean in s.by_distance.values()) > 0.5  # a delta would average about 0
+    # whatever the mode pays, the proximity it measures is the same (same worlds, same random actions)
+    progress_s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity-progress")
+    assert progress_s.by_distance.keys() == s.by_distance.keys()
+    for d, (n, mean) in s.by_distance.items():
+        assert progress_s.by_distance[d][0] == n and progress_s.by_distance[d][1] == pytest.approx(mean, abs=1e-4)
