@@ -19,12 +19,19 @@ The result is false of its clip by construction (nothing is named that `holds` h
 negative of that clip alone (`ContrastiveLoss(hard_text=...)`); whether it is true of another
 clip does not matter.
 
-Which absent thing is named (`DRAWS`): `uniform`, any absent kind alike, or `balanced`, each in
+Which absent thing is named (`MODES`): `uniform`, any absent kind alike, or `balanced`, each in
 proportion to how many clips of the batch have it in view. Drawn uniformly, the rare kinds (lava,
 a skeleton) are named in most pairs, so "lava" becomes a phrase that is usually false, and the
 model can meet the pairs by a prior over phrases instead of by looking (the first run lost
 `find_lava` and the water tasks: docs/quality.md); balanced, a phrase is a negative about as
 often as the thing is there.
+
+The third mode, `events` (`event_pair`), leaves the scene alone and swaps what happens: the event
+the caption states becomes the event of another clip of the batch that did not happen in this one
+("crafting a wooden sword" -> "crafting a wooden pickaxe"; an event-free caption's idle talk
+becomes another clip's event). Drawn from the batch, an event is named falsely about as often as
+it happens, and the pair differs from the caption only where the judge's programmatic tasks
+differ from each other.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
+from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW, VIEW_NEAR
 
 from .loss import clip_facts
 
@@ -40,7 +47,7 @@ from .loss import clip_facts
 # suite's own (not the rare diamond, table and furnace, which the narrator names only for the
 # clips that place or find them)
 KINDS = ("cow", "zombie", "skeleton", "water", "lava", "tree", "sand", "stone")
-DRAWS = ("uniform", "balanced")
+MODES = ("uniform", "balanced", "events")
 
 
 def _time_phrases(time: str) -> list[str]:
@@ -90,12 +97,42 @@ def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: rand
     return f"{text}, {rng.choice(other_time)}"
 
 
+def _events(facts: Sequence[str]) -> list[str]:
+    return [f.split(":", 1)[1] for f in facts if f.startswith("event:") and f != "event:none"]
+
+
+def event_pair(text: str, says: Sequence[str], holds: Sequence[str], batch_events: Sequence[str],
+               rng: random.Random) -> str:
+    """`text` with the event it states swapped for one that did not happen in its clip, drawn from
+    `batch_events` (the events the batch's captions state, one entry per caption, so a common event
+    is drawn more often) or, when none of those is false here, from every narrated event; a caption
+    that states no event has its idle talk (or, without any, its start) replaced by the event."""
+    from mineclip.play.narrate import EVENTS  # the narrator's phrases (needs the simulator's extra)
+
+    held = set(_events(holds))
+    false = [e for e in batch_events if e not in held and e in EVENTS] or [e for e in EVENTS if e not in held]
+    new = rng.choice(EVENTS[rng.choice(false)])
+    stated = [e for e in _events(says) if e in EVENTS]
+    rng.shuffle(stated)
+    for event in stated:
+        found = [p for p in EVENTS[event] if p in text]
+        if found:
+            return text.replace(max(found, key=len), new, 1)
+    idle = [p for p in IDLE if p in text]
+    if idle:
+        return text.replace(max(idle, key=len), new, 1)
+    return f"{new}, {text}"
+
+
 def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Random, draw: str = "uniform") -> list[str]:
-    """One minimal pair per clip of a batch (`draw`: see the module); every meta must carry the
-    narrator's `says` and `holds`."""
-    if draw not in DRAWS:
-        raise ValueError(f"minimal pairs are drawn {' or '.join(DRAWS)}, got {draw!r}")
+    """One minimal pair per clip of a batch (`draw`, one of `MODES`: see the module); every meta must
+    carry the narrator's `says` and `holds`."""
+    if draw not in MODES:
+        raise ValueError(f"minimal pairs are {', '.join(MODES)}, got {draw!r}")
     says, holds = clip_facts(metas, "minimal_pairs")
+    if draw == "events":
+        batch_events = [e for s in says for e in _events(s)]
+        return [event_pair(t, s, h, batch_events, rng) for t, s, h in zip(texts, says, holds)]
     weights = None
     if draw == "balanced":  # how many clips of the batch have each kind in view
         weights = {k: sum(f"view:{k}" in h for h in holds) for k in KINDS}

@@ -20,7 +20,7 @@ from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
-from .minimal_pairs import DRAWS
+from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
 from .optim import (
     BETAS,
@@ -91,7 +91,9 @@ class MineCLIPModule(pl.LightningModule):
     with one statement about the scene made false (a thing in view that is not, the wrong time of
     day; `mineclip.train.minimal_pairs`, from the narrator's meta "says" and "holds") joins the
     texts as a negative of that clip alone (NegCLIP's hard negatives): the model is asked to tell
-    "a cow nearby" from "a zombie is coming" on the same clip.
+    "a cow nearby" from "a zombie is coming" on the same clip. "events": the event the caption states
+    is swapped instead, for one another clip of the batch shows ("crafting a wooden sword" ->
+    "crafting a wooden pickaxe").
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
     once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
@@ -131,8 +133,8 @@ class MineCLIPModule(pl.LightningModule):
         if positives not in ("none", "caption", "truth") and not positives.startswith("meta."):
             raise ValueError(f"positives must be 'none', 'caption', 'truth' or 'meta.<field>', got {positives!r}")
         self.positives = positives
-        if minimal_pairs not in ("none", *DRAWS):
-            raise ValueError(f"minimal_pairs must be 'none' or one of {DRAWS}, got {minimal_pairs!r}")
+        if minimal_pairs not in ("none", *MINIMAL_PAIR_MODES):
+            raise ValueError(f"minimal_pairs must be 'none' or one of {MINIMAL_PAIR_MODES}, got {minimal_pairs!r}")
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         self.skipped: Counter = Counter()
         self.best_metrics: dict[str, float] = {}

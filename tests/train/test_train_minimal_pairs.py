@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
 from mineclip.train.loss import ContrastiveLoss, positive_targets
-from mineclip.train.minimal_pairs import KINDS, minimal_pair, minimal_pairs
+from mineclip.train.minimal_pairs import KINDS, event_pair, minimal_pair, minimal_pairs
 
 
 def named_kinds(text: str) -> set[str]:
@@ -54,7 +54,7 @@ def test_a_caption_silent_about_the_scene_gets_one_false_statement():
 def test_clips_without_the_narrators_facts_are_refused():
     with pytest.raises(ValueError, match="'says' and 'holds'"):
         minimal_pairs(["chop a tree"], [{"event": "collect_wood"}], random.Random(0))
-    with pytest.raises(ValueError, match="drawn uniform or balanced"):
+    with pytest.raises(ValueError, match="uniform, balanced, events"):
         minimal_pairs(["chop a tree"], [{"says": [], "holds": []}], random.Random(0), draw="rare")
 
 
@@ -94,3 +94,46 @@ def test_the_hard_negative_is_one_more_column_of_its_own_clip_only(keys):
     assert loss(v, t, scale, keys=keys, hard_text=t)["loss"] > loss(v, t, scale, keys=keys, hard_text=-v)["loss"]
     with pytest.raises(ValueError, match="one hard negative per clip"):
         loss(v, t, scale, hard_text=h[:2])
+
+
+def test_an_event_pair_swaps_the_stated_event_for_another_clip_s_that_did_not_happen_here():
+    from mineclip.play.narrate import EVENTS
+
+    says, holds = ["event:make_wood_sword", "time:night"], ["event:make_wood_sword", "event:place_table", "time:night"]
+    batch = ["make_wood_sword", "place_table", "make_wood_pickaxe", "collect_drink"]
+    seen = set()
+    for seed in range(100):
+        out = event_pair("okay so, crafting a wooden sword, it's night", says, holds, batch, random.Random(seed))
+        assert out.startswith("okay so, ") and out.endswith(", it's night") and "sword" not in out
+        (event,) = [e for e, phrases in EVENTS.items() if out.removeprefix("okay so, ").removesuffix(", it's night")
+                    in phrases]
+        seen.add(event)
+    assert seen == {"make_wood_pickaxe", "collect_drink"}  # the batch's events that did not happen in this clip
+
+
+def test_an_event_free_caption_gets_another_clip_s_event_in_place_of_its_idle_talk():
+    from mineclip.play.narrate import EVENTS
+
+    out = event_pair("looking around, a cow nearby", ["event:none", "view:cow"], ["event:none", "view:cow"],
+                     ["collect_wood"], random.Random(0))
+    assert out.removesuffix(", a cow nearby") in EVENTS["collect_wood"]
+    # no idle talk to replace (a scenery caption): the event comes first
+    out = event_pair("a cow nearby", ["view:cow"], ["event:none", "view:cow"], ["collect_wood"], random.Random(0))
+    assert out.removesuffix(", a cow nearby") in EVENTS["collect_wood"]
+
+
+def test_event_pairs_draw_the_batch_s_common_events_more_often_and_fall_back_to_any_event():
+    from mineclip.play.narrate import EVENTS
+
+    metas = ([{"says": ["event:collect_wood"], "holds": ["event:collect_wood"]}] * 30
+             + [{"says": ["event:place_table"], "holds": ["event:place_table"]}] * 3
+             + [{"says": ["event:none"], "holds": ["event:none"]}])
+    texts = ["chop a tree real quick"] * 30 + ["set a table down here"] * 3 + ["looking around"]
+    rng, drawn = random.Random(0), []
+    for _ in range(200):
+        pair = minimal_pairs(texts, metas, rng, "events")[-1]
+        drawn.append(next(e for e, phrases in EVENTS.items() if pair in phrases))
+    assert set(drawn) == {"collect_wood", "place_table"} and drawn.count("collect_wood") > 4 * drawn.count("place_table")
+    # every clip of the batch chops wood: the chopping clip's pair names some other narrated event
+    out = minimal_pairs(texts[:2], metas[:2], random.Random(0), "events")
+    assert all("tree" not in t and any(t in p for p in EVENTS.values()) for t in out)
