@@ -21,6 +21,10 @@ rank correlation of F1 with each difficulty score: does the judge get worse as t
     python bench/quality.py --seeds 3            # + runs/default-seed1, -seed2 on the same data
     python bench/quality.py --run runs/a --run runs/b   # the spread over finished runs
     python bench/quality.py --seeds 10           # the ten-seed table: means with intervals, worst task per seed
+    python bench/quality.py --seeds 10 --jobs 2  # the same, two seeds at a time (one core each on this CPU)
+    # an option over seeds 0, 8 and 9, on the default's data, in runs/evt, runs/evt-seed8, -seed9:
+    python bench/quality.py --run runs/evt --data-from runs/default --seed 0 --seed 8 --seed 9 \
+        --train-arg=--model.minimal_pairs=events --jobs 2
 """
 
 from __future__ import annotations
@@ -180,12 +184,6 @@ def spread(runs: dict[str, dict], floor: float = FLOOR) -> str:
     return "\n".join(out)
 
 
-def seed_runs(base: Path, seeds: int) -> list[tuple[Path, dict]]:
-    """The run folders of `seeds` training seeds, with their training overrides: the base run (the
-    config's seed) and `<base>-seed<s>` trained with seed_everything s on the base run's data."""
-    return [(base, {})] + [(base.with_name(f"{base.name}-seed{s}"), {"seed_everything": s}) for s in range(1, seeds)]
-
-
 def paper_negatives(run: Path) -> dict:
     """The run's judgement with the paper's negatives (the suite's other task prompts only), beside
     the pipeline's (which adds the narrator's event-free captions): the run's own metrics when it
@@ -208,28 +206,60 @@ def paper_negatives(run: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mineclip.pipeline.cli import parse_override
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="append", default=None,
                     help="pipeline run folder (default runs/default); repeat it to compare finished runs")
     ap.add_argument("--preset", default="default")
-    ap.add_argument("--seeds", type=int, default=1,
-                    help="training seeds: the run and <run>-seed1.. on its data, run where not finished")
+    ap.add_argument("--seeds", type=int, default=None,
+                    help="training seeds 0..N-1: the run and <run>-seed1.. on its data, run where not finished")
+    ap.add_argument("--seed", type=int, action="append", default=None,
+                    help="one training seed (repeatable), instead of --seeds: 0 is the run itself")
+    ap.add_argument("--train-arg", action="append", default=[], type=parse_override, metavar="--KEY=VALUE",
+                    help="a training option of every seed, as `mineclip pipeline --train-arg` (repeatable)")
+    ap.add_argument("--data-from", type=Path, default=None,
+                    help="a finished run whose clips and evaluation set every seed trains and is judged on")
+    ap.add_argument("--jobs", type=int, default=1, help="seeds trained at once, each with its share of the cores")
+    ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading, shared by the jobs")
     ap.add_argument("--no-paper-negatives", action="store_true",
                     help="skip the judgement with the paper's negatives (it evaluates each run's artifact again)")
     args = ap.parse_args(argv)
     runs = [Path(r) for r in (args.run or ["runs/default"])]
-    if args.seeds < 1 or (args.seeds > 1 and len(runs) > 1):
-        ap.error("--seeds N >= 1 takes one --run (the base run of the seeds)")
-    todo = seed_runs(runs[0], args.seeds) if args.seeds > 1 else [(r, []) for r in runs]
-    for i, (run, overrides) in enumerate(todo):
-        if not (run / "report" / "metrics.json").is_file():
-            from mineclip.pipeline import load_preset, run_pipeline
-            from mineclip.pipeline.summary import summary
+    if args.seeds is not None and args.seed:
+        ap.error("--seeds N or --seed S, not both")
+    seeds = list(range(args.seeds)) if args.seeds is not None else args.seed
+    if seeds is not None and (not seeds or min(seeds) < 0 or len(runs) > 1):
+        ap.error("--seeds N >= 1 (or --seed S >= 0) takes one --run (the base run of the seeds)")
+    if seeds is None and (args.train_arg or args.data_from or args.jobs != 1):
+        ap.error("--train-arg, --data-from and --jobs apply to the seeds a run trains: give --seeds or --seed")
+    from mineclip.pipeline import StageError, load_preset, run_pipeline
 
-            metrics, times = run_pipeline(run, load_preset(args.preset), train_overrides=overrides,
-                                          data_from=todo[0][0] if i and overrides else None)
-            print(summary(run, metrics, times))
-    metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run, _ in todo}
+    if seeds is None:  # the runs as they are: run the pipeline where one has not finished
+        from mineclip.pipeline.seeds import is_finished
+        from mineclip.pipeline.summary import summary
+
+        todo = runs
+        for run in (r for r in runs if not is_finished(r)):
+            print(summary(run, *run_pipeline(run, load_preset(args.preset))))
+    else:
+        from mineclip.pipeline.seeds import run_seeds, seed_runs
+        from mineclip.train.configs import merge
+
+        overrides: dict = {}
+        for o in args.train_arg:
+            overrides = merge(overrides, o)
+        try:
+            failed = run_seeds(runs[0], load_preset(args.preset), seeds, overrides, args.data_from, args.jobs,
+                               args.workers)
+        except (StageError, ValueError) as e:
+            raise SystemExit(f"bench/quality.py: {e}")
+        for seed, error in failed.items():
+            print(f"seed {seed} failed: {error}", file=sys.stderr)
+        todo = [r.run for r in seed_runs(runs[0], seeds) if r.seed not in failed]
+        if not todo:
+            return 1
+    metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run in todo}
     first = next(iter(metrics.values()))
     negatives = first["settings"].get("negatives", "suite")
     print(f"negatives: {negatives} ({first['settings'].get('negatives_source', '')})")

@@ -11,6 +11,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from mineclip.host import die_with_parent
+
 from .train import PROGRESS, RESULT, RunConfig, run_identity
 
 UNTRAINED = "untrained-tiny"
@@ -78,19 +80,6 @@ def _run_one(cfg: RunConfig, out: str) -> dict:
     return run(cfg, out)
 
 
-def _die_with_parent(parent: int, every: float = 2.0) -> None:
-    """Worker initializer: exit when the process that started the pool is gone (killed, or ended
-    without shutting the pool down), instead of training on for an hour as an orphan."""
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
-
-
 def run_all(configs: list[RunConfig], out: str | Path, workers: int = 2, force: bool = False,
             progress: bool = True) -> RunsResult:
     """Train and evaluate every config not finished in `out` (all with `force`), `workers` at a
@@ -125,7 +114,7 @@ def run_all(configs: list[RunConfig], out: str | Path, workers: int = 2, force: 
             advance(k, lambda cfg=cfg: _run_one(cfg, str(out)))
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent,
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(_run_one, cfg, str(out)): k for k, cfg in enumerate(todo)}
             pending = set(futures)

@@ -7,6 +7,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+import yaml
 
 from mineclip.evaluate.report import task_f1
 from mineclip.pipeline import STAGES, load_preset
@@ -81,6 +82,19 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     assert "the same runs judged with the paper's negatives" in out
     paper = json.loads((seed1 / "report-suite-negatives" / "metrics.json").read_text())
     assert paper["settings"]["negatives"] == "suite" and set(paper["models"]) == {"artifact"}
+
+    # an option over two more seeds on that data, both at once (bench/quality.py --seed --train-arg --jobs):
+    # each trains with the option and its own seed, in spawned processes that log to the run folder
+    evt = tmp_path / "evt"
+    assert quality["main"](["--run", str(evt), "--preset", "quick", "--data-from", str(run), "--seed", "0",
+                            "--seed", "2", "--train-arg=--model.lr=2e-4", "--jobs", "2", "--no-paper-negatives"]) == 0
+    out = capsys.readouterr().out
+    assert "mean +- std [95%] over 2" in out and str(evt) in out
+    for folder, seed in ((evt, 0), (tmp_path / "evt-seed2", 2)):
+        config = yaml.safe_load((folder / "train" / "checkpoints" / "config.yaml").read_text())
+        assert config["seed_everything"] == seed and config["model"]["lr"] == 2e-4
+        assert (folder / "shards").resolve() == (run / "shards").resolve()
+        assert "[train] ..." in (folder / "pipeline.log").read_text()
 
 
 def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):

@@ -1,0 +1,56 @@
+"""Training seeds of one pipeline run (mineclip.pipeline.seeds, bench/quality.py --seeds/--seed): which
+folders and options each seed gets, and what is refused before anything trains."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+
+from mineclip.pipeline import StageError, load_preset
+from mineclip.pipeline.seeds import run_seeds, seed_runs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_seed_zero_is_the_base_run_and_every_seed_carries_the_common_options(tmp_path):
+    runs = seed_runs(tmp_path / "evt", [0, 8, 9], {"model": {"minimal_pairs": "events"}})
+    assert [r.run.name for r in runs] == ["evt", "evt-seed8", "evt-seed9"]
+    assert runs[0].overrides == {"model": {"minimal_pairs": "events"}}  # the config's own seed, 0
+    assert runs[1].overrides == {"model": {"minimal_pairs": "events"}, "seed_everything": 8}
+    assert seed_runs(tmp_path / "r", [3])[0].overrides == {"seed_everything": 3}
+    for bad in ([1, 1], [-1]):
+        with pytest.raises(ValueError, match="distinct and >= 0"):
+            seed_runs(tmp_path / "r", bad)
+
+
+def test_seeds_without_data_or_seed_zero_are_refused_before_anything_runs(tmp_path):
+    with pytest.raises(StageError, match="run seed 0 too, or give data_from"):
+        run_seeds(tmp_path / "base", load_preset("quick"), [1, 2], jobs=2, progress=False)
+    assert not (tmp_path / "base-seed1").exists()
+    with pytest.raises(ValueError, match="jobs and workers"):
+        run_seeds(tmp_path / "base", load_preset("quick"), [0], jobs=0, progress=False)
+
+
+def test_quality_refuses_seed_options_without_seeds(tmp_path, capsys):
+    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
+    for argv in (["--seeds", "2", "--seed", "3"], ["--jobs", "2"], ["--train-arg=--model.lr=1e-4"],
+                 ["--seed", "-1"], ["--seed", "0", "--run", "a", "--run", "b"]):
+        with pytest.raises(SystemExit):
+            quality["main"](argv)
+    # a seed whose base run has no data, from bench/quality.py: a one-line error, nothing trained
+    with pytest.raises(SystemExit, match="run seed 0 too"):
+        quality["main"](["--run", str(tmp_path / "base"), "--seed", "4", "--preset", "quick"])
+    assert not list(tmp_path.iterdir())
+    capsys.readouterr()
+
+
+def test_the_seed_table_reads_runs_that_finished(tmp_path):
+    """The finished runs are not run again: their metrics are what the table is made of."""
+    finished = tmp_path / "base-seed3" / "report"
+    finished.mkdir(parents=True)
+    (finished / "metrics.json").write_text(json.dumps({"settings": {}}))
+    # the base run has no data, but seed 3 is finished: nothing to run
+    assert run_seeds(tmp_path / "base", load_preset("quick"), [3], progress=False) == {}
