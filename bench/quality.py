@@ -24,7 +24,7 @@ rank correlation of F1 with each difficulty score: does the judge get worse as t
     python bench/quality.py --seeds 10 --jobs 2  # the same, two seeds at a time (one core each on this CPU)
     # an option over seeds 0, 8 and 9, on the default's data, in runs/evt, runs/evt-seed8, -seed9:
     python bench/quality.py --run runs/evt --data-from runs/default --seed 0 --seed 8 --seed 9 \
-        --train-arg=--model.minimal_pairs=events --jobs 2
+        --train-arg=--model.minimal_pairs=events --jobs 2 --no-perception
 """
 
 from __future__ import annotations
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a finished run whose clips and evaluation set every seed trains and is judged on")
     ap.add_argument("--jobs", type=int, default=1, help="seeds trained at once, each with its share of the cores")
     ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading, shared by the jobs")
+    ap.add_argument("--no-perception", action="store_true",
+                    help="leave out the stage of MP5's context tasks (the tables here do not read it)")
     ap.add_argument("--no-paper-negatives", action="store_true",
                     help="skip the judgement with the paper's negatives (it evaluates each run's artifact again)")
     args = ap.parse_args(argv)
@@ -233,24 +235,32 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--seeds N >= 1 (or --seed S >= 0) takes one --run (the base run of the seeds)")
     if seeds is None and (args.train_arg or args.data_from or args.jobs != 1):
         ap.error("--train-arg, --data-from and --jobs apply to the seeds a run trains: give --seeds or --seed")
-    from mineclip.pipeline import StageError, load_preset, run_pipeline
+    from dataclasses import replace
 
+    from mineclip.pipeline import StageError, load_preset, run_pipeline
+    from mineclip.train.configs import ConfigError, merge
+
+    try:
+        preset = load_preset(args.preset)
+    except ConfigError as e:
+        raise SystemExit(f"bench/quality.py: {e}")
+    if args.no_perception:
+        preset = replace(preset, perception=None)
     if seeds is None:  # the runs as they are: run the pipeline where one has not finished
         from mineclip.pipeline.seeds import is_finished
         from mineclip.pipeline.summary import summary
 
         todo = runs
         for run in (r for r in runs if not is_finished(r)):
-            print(summary(run, *run_pipeline(run, load_preset(args.preset))))
+            print(summary(run, *run_pipeline(run, preset)))
     else:
         from mineclip.pipeline.seeds import run_seeds, seed_runs
-        from mineclip.train.configs import merge
 
         overrides: dict = {}
         for o in args.train_arg:
             overrides = merge(overrides, o)
         try:
-            failed = run_seeds(runs[0], load_preset(args.preset), seeds, overrides, args.data_from, args.jobs,
+            failed = run_seeds(runs[0], preset, seeds, overrides, args.data_from, args.jobs,
                                args.workers)
         except (StageError, ValueError) as e:
             raise SystemExit(f"bench/quality.py: {e}")

@@ -87,14 +87,17 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     # each trains with the option and its own seed, in spawned processes that log to the run folder
     evt = tmp_path / "evt"
     assert quality["main"](["--run", str(evt), "--preset", "quick", "--data-from", str(run), "--seed", "0",
-                            "--seed", "2", "--train-arg=--model.lr=2e-4", "--jobs", "2", "--no-paper-negatives"]) == 0
+                            "--seed", "2", "--train-arg=--model.lr=2e-4", "--jobs", "2", "--no-perception",
+                            "--no-paper-negatives"]) == 0
     out = capsys.readouterr().out
     assert "mean +- std [95%] over 2" in out and "evt-seed2" in out  # run names: their last 28 characters
     for folder, seed in ((evt, 0), (tmp_path / "evt-seed2", 2)):
         config = yaml.safe_load((folder / "train" / "checkpoints" / "config.yaml").read_text())
         assert config["seed_everything"] == seed and config["model"]["lr"] == 2e-4
         assert (folder / "shards").resolve() == (run / "shards").resolve()
-        assert "[train] ..." in (folder / "pipeline.log").read_text()
+        log = (folder / "pipeline.log").read_text()
+        assert "[train] ..." in log and "the preset has no perception section" in json.loads(
+            (folder / "stages" / "perception.json").read_text())["skipped"]
 
 
 def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
