@@ -1,4 +1,5 @@
-"""Minimal-pair captions: a clip's caption with one thing it says about the scene made false.
+"""Minimal-pair captions: a clip's caption with one thing it says about the scene (or, `events`, what
+happens) made false.
 
 Contrastive training against other clips' captions never asks the model to tell "there's a cow over
 here" from "a zombie is coming" on the same clip: in a batch, the captions that name a cow differ
