@@ -31,6 +31,9 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     lines.append(f"95% bootstrap intervals of the means ({main}): " + ", ".join(
         f"{kind} {format_interval(mean_f1_interval({t: e for t, e in models[main].items() if kinds.get(t) == kind}))}"
         for kind in ("programmatic", "creative")))
+    lost = lost_tasks_line(main, models[main])
+    if lost:
+        lines.append(lost)
     for n, r in (metrics.get("retrieval") or {}).items():
         if "v2t_R@1" in r:
             lines.append(f"retrieval {n}: video->text R@1 {100 * r['v2t_R@1']:.1f}% over {r['n']} held-out clips "
@@ -42,6 +45,20 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
                  + f", total {sum(times.values()):.0f}s" + _host_note(run))
     lines.append(f"report: {run / 'report' / 'report.md'}")
     return "\n".join(lines)
+
+
+def lost_tasks_line(name: str, tasks: dict) -> str | None:
+    """A warning naming the tasks the judged model scores below `TASK_FLOOR`, or None: one training
+    seed in several loses a task outright (README, Results), and a run should not do so silently."""
+    from mineclip.evaluate.report import TASK_FLOOR, task_f1
+
+    lost = sorted((f, t) for t, e in tasks.items() if (f := task_f1(e)) is not None and f < TASK_FLOOR)
+    if not lost:
+        return None
+    return (f"warning: {name} scores {len(lost)} task{'s' if len(lost) > 1 else ''} below F1 {100 * TASK_FLOOR:.0f} "
+            f"({', '.join(f'{t} {100 * f:.1f}' for f, t in lost)}); which tasks a run loses depends on its "
+            "training seed (README, Results: ten seeds): compare seeds with bench/quality.py --seeds, or train "
+            "another with --train-arg=--seed_everything=S")
 
 
 def _perception_line(run: Path) -> str | None:

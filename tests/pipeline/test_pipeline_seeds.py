@@ -54,3 +54,17 @@ def test_the_seed_table_reads_runs_that_finished(tmp_path):
     (finished / "metrics.json").write_text(json.dumps({"settings": {}}))
     # the base run has no data, but seed 3 is finished: nothing to run
     assert run_seeds(tmp_path / "base", load_preset("quick"), [3], progress=False) == {}
+
+
+def _judged(f1: float) -> dict:
+    return {"rules": {"mean": {"kmeans": {"metrics": {"f1": f1}}}}}
+
+
+def test_the_summary_warns_of_the_tasks_a_run_lost():
+    from mineclip.pipeline.summary import lost_tasks_line
+
+    assert lost_tasks_line("artifact", {"harvest_wood": _judged(0.97), "drink_water": _judged(0.60)}) is None
+    line = lost_tasks_line("artifact", {"harvest_wood": _judged(0.97), "drink_water": _judged(0.114),
+                                        "find_lava": _judged(0.0)})
+    assert line.startswith("warning: artifact scores 2 tasks below F1 60 (find_lava 0.0, drink_water 11.4)")
+    assert "--seed_everything" in line
