@@ -5,7 +5,8 @@ Seed 0 trains in the base run's folder with the config's seed (0); seed s > 0 in
 with `seed_everything: s`, on the base run's clips and evaluation set, or on `data_from`'s for
 every seed. Where the base run has no data yet, it runs first, alone. With `jobs` > 1 the other
 seeds run in that many spawned processes at once, each with its share of the cores (torch threads
-and play workers) and its output in `<run>/pipeline.log`. `bench/quality.py --seeds` calls
+and play workers) and its output in `<run>/pipeline.log`; each holds its own clip cache in memory
+(about 8 GB for the default's 6,000 clips). `bench/quality.py --seeds` calls
 `run_seeds` and prints the spread over the seeds.
 """
 
