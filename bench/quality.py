@@ -34,7 +34,7 @@ import json
 import sys
 from pathlib import Path
 
-from mineclip.evaluate.report import TASK_FLOOR as FLOOR  # no task of a run below this F1 (issue 30)
+from mineclip.evaluate.judge import TASK_FLOOR as FLOOR  # no task of a run below this F1 (issue 30)
 
 TARGETS = {"programmatic": 0.90, "creative": 0.80}
 

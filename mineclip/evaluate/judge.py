@@ -18,6 +18,9 @@ import numpy as np
 SCORE_RULES = ("mean", "max", "topk")
 THRESHOLD_RULES = ("kmeans", "calibrated")
 DEFAULT_TOPK = 16  # one window's worth of steps
+# No task of a run should be judged below this F1 (issue 30's bar, beside the mean targets): a run
+# that scores a task under it has as good as lost that task
+TASK_FLOOR = 0.60
 
 
 def trajectory_score(rewards, rule: str = "mean", k: int = DEFAULT_TOPK) -> float:

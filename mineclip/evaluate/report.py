@@ -16,11 +16,6 @@ from .scoring import TrajectoryScore
 from .trajectories import Problem
 
 
-# No task of a run should be judged below this F1 (issue 30's bar, beside the mean targets): a run
-# that scores a task under it has as good as lost that task
-TASK_FLOOR = 0.60
-
-
 def task_f1(entry: dict, rule: str = "mean", threshold: str = "kmeans") -> float | None:
     """F1 of one task's judgement under a score rule and threshold rule (None if not judged so)."""
     j = entry["rules"].get(rule, {}).get(threshold)

@@ -50,7 +50,8 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
 def lost_tasks_line(name: str, tasks: dict) -> str | None:
     """A warning naming the tasks the judged model scores below `TASK_FLOOR`, or None: one training
     seed in several loses a task outright (README, Results), and a run should not do so silently."""
-    from mineclip.evaluate.report import TASK_FLOOR, task_f1
+    from mineclip.evaluate.judge import TASK_FLOOR
+    from mineclip.evaluate.report import task_f1
 
     lost = sorted((f, t) for t, e in tasks.items() if (f := task_f1(e)) is not None and f < TASK_FLOOR)
     if not lost:
