@@ -55,13 +55,18 @@ def _time_phrases(time: str) -> list[str]:
     return NIGHT if time == "night" else DAY
 
 
+def _longest_in(text: str, phrases: Sequence[str]) -> str | None:
+    """The longest of `phrases` that occurs in `text`, or None."""
+    found = [p for p in phrases if p in text]
+    return max(found, key=len) if found else None
+
+
 def _stated(text: str, fact: str) -> str | None:
     """The narrator's phrase in `text` that states `fact` (the longest that occurs), or None."""
     aspect, _, subject = fact.partition(":")
     phrases = {"view": VIEW.get(subject, []), "near": VIEW_NEAR.get(subject, []),
                "time": _time_phrases(subject) if subject in ("day", "night") else []}.get(aspect, [])
-    found = [p for p in phrases if p in text]
-    return max(found, key=len) if found else None
+    return _longest_in(text, phrases)
 
 
 def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random,
@@ -115,13 +120,9 @@ def event_pair(text: str, says: Sequence[str], holds: Sequence[str], batch_event
     new = rng.choice(EVENTS[rng.choice(false)])
     stated = [e for e in _events(says) if e in EVENTS]
     rng.shuffle(stated)
-    for event in stated:
-        found = [p for p in EVENTS[event] if p in text]
-        if found:
-            return text.replace(max(found, key=len), new, 1)
-    idle = [p for p in IDLE if p in text]
-    if idle:
-        return text.replace(max(idle, key=len), new, 1)
+    for phrase in [_longest_in(text, EVENTS[e]) for e in stated] + [_longest_in(text, IDLE)]:
+        if phrase:
+            return text.replace(phrase, new, 1)
     return f"{new}, {text}"
 
 
