@@ -68,3 +68,18 @@ def test_the_summary_warns_of_the_tasks_a_run_lost():
                                         "find_lava": _judged(0.0)})
     assert line.startswith("warning: artifact scores 2 tasks below F1 60 (find_lava 0.0, drink_water 11.4)")
     assert "--seed_everything" in line
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_seed_that_fails_is_reported_with_its_error_and_the_other_seeds_still_run(tmp_path, jobs):
+    # data made with other sizes than the preset's: every seed's pipeline refuses them
+    source = tmp_path / "source"
+    (source / "stages").mkdir(parents=True)
+    for stage in ("clips", "evalset"):
+        (source / "stages" / f"{stage}.json").write_text(json.dumps({"seconds": 1.0}))
+    (source / "preset.json").write_text(json.dumps(load_preset("default").to_dict()))
+    failed = run_seeds(tmp_path / "opt", load_preset("quick"), [0, 3], data_from=source, jobs=jobs, progress=False)
+    assert set(failed) == {0, 3}
+    assert all(isinstance(e, StageError) and "other sizes" in str(e) for e in failed.values())
+    if jobs > 1:  # each job's output went to its run folder
+        assert (tmp_path / "opt" / "pipeline.log").is_file() and (tmp_path / "opt-seed3" / "pipeline.log").is_file()
