@@ -28,6 +28,7 @@ def parse_override(text: str) -> dict:
 
 def build_parser() -> argparse.ArgumentParser:
     from .presets import list_presets
+    from .run import STAGES
 
     ap = argparse.ArgumentParser(prog="mineclip pipeline", description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="default",
@@ -42,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--data-from", default=None, type=Path,
                     help="a finished run folder whose clips and evaluation set this run uses (same preset "
                          "sizes), e.g. to train another seed on identical data")
+    ap.add_argument("--until", choices=STAGES, default=STAGES[-1],
+                    help="stop after this stage; --until evalset makes only the data that other runs share "
+                         "through --data-from")
     return ap
 
 
@@ -59,10 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         preset = load_preset(args.preset)
         run = Path(args.out or f"runs/{preset.name}")
-        metrics, times = run_pipeline(run, preset, args.workers, args.force, overrides, args.data_from)
+        metrics, times = run_pipeline(run, preset, args.workers, args.force, overrides, args.data_from, args.until)
     except (StageError, ConfigError) as e:
         print(f"mineclip pipeline: {e}", file=sys.stderr)
         return 1
+    if metrics is None:
+        print(f"\nstopped after the {args.until} stage: " + ", ".join(f"{k} {v:.0f}s" for k, v in times.items())
+              + f" (in {run})")
+        return 0
     print("\n" + summary(run, metrics, times))
     return 0
 

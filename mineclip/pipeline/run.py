@@ -200,8 +200,13 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
 
 
 def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = False,
-                 train_overrides: dict | None = None, data_from: Path | None = None) -> tuple[dict, dict[str, float]]:
-    """Run every stage not done yet; returns (the evaluation's metrics, seconds per stage)."""
+                 train_overrides: dict | None = None, data_from: Path | None = None,
+                 until: str = STAGES[-1]) -> tuple[dict | None, dict[str, float]]:
+    """Run every stage not done yet, up to and including `until`; returns (the evaluation's metrics,
+    None where it stopped before the eval stage, and seconds per stage). `until="evalset"` makes only
+    the data that other runs can share (`data_from`)."""
+    if until not in STAGES:
+        raise StageError(f"no stage {until!r}; the stages: {', '.join(STAGES)}")
     if data_from is not None:
         if force:
             raise StageError("--data-from and --force: the data stages belong to the other run")
@@ -217,7 +222,7 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
     }
     times: dict[str, float] = {}
     metrics: dict | None = None
-    for stage in STAGES:
+    for stage in STAGES[:STAGES.index(until) + 1]:
         prev = None if force else stage_record(run, stage)
         if prev is not None:
             print(f"[{stage}] done before ({prev['seconds']:.0f}s), skipping", flush=True)
@@ -234,6 +239,6 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         _mark(run, stage, out)
         times[stage] = out["seconds"]
         force = force or stage in ("clips", "evalset", "train")  # later stages depend on this output
-    if metrics is None:  # judged by an earlier invocation
+    if metrics is None and "eval" in times:  # judged by an earlier invocation
         metrics = json.loads((run / "report" / "metrics.json").read_text())
     return metrics, times

@@ -3,11 +3,11 @@ orders (a training seed sets both), one after the other or several at a time.
 
 Seed 0 trains in the base run's folder with the config's seed (0); seed s > 0 in `<base>-seed<s>`
 with `seed_everything: s`, on the base run's clips and evaluation set, or on `data_from`'s for
-every seed. Where the base run has no data yet, it runs first, alone. With `jobs` > 1 the other
-seeds run in that many spawned processes at once, each with its share of the cores (torch threads
-and play workers) and its output in `<run>/pipeline.log`; each holds its own clip cache in memory
-(about 8 GB for the default's 6,000 clips). `bench/quality.py --seeds` calls
-`run_seeds` and prints the spread over the seeds.
+every seed. Where the base run has no data yet, its data stages run first, alone, with every
+worker. With `jobs` > 1 the seeds then run in that many spawned processes at once, seed 0 among
+them, each with its share of the cores (torch threads and play workers) and its output in
+`<run>/pipeline.log`; each holds its own clip cache in memory (about 8 GB for the default's 6,000
+clips). `bench/quality.py --seeds` calls `run_seeds` and prints the spread over the seeds.
 """
 
 from __future__ import annotations
@@ -84,12 +84,10 @@ def run_seeds(base: Path, preset: Preset, seeds: Sequence[int], overrides: dict 
         return failed
     if data_from is None:
         if any(stage_record(base, stage) is None for stage in DATA_STAGES):
-            first = next((r for r in todo if r.run == base), None)
-            if first is None:
+            if not any(r.run == base for r in todo):
                 raise StageError(f"the seeds train on {base}'s data, which it has not made: run seed 0 too, "
                                  "or give data_from")
-            run_pipeline(base, preset, workers, train_overrides=first.overrides)  # makes the data
-            todo.remove(first)
+            run_pipeline(base, preset, workers, until=list(DATA_STAGES)[-1])  # the data alone, with every worker
         data_from = base
     data_of = {r.seed: None if r.run.resolve() == Path(data_from).resolve() else Path(data_from) for r in todo}
     jobs = min(jobs, max(len(todo), 1))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mineclip.pipeline import StageError, load_preset
-from mineclip.pipeline.seeds import run_seeds, seed_runs
+from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_runs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -83,3 +83,29 @@ def test_a_seed_that_fails_is_reported_with_its_error_and_the_other_seeds_still_
     assert all(isinstance(e, StageError) and "other sizes" in str(e) for e in failed.values())
     if jobs > 1:  # each job's output went to its run folder
         assert (tmp_path / "opt" / "pipeline.log").is_file() and (tmp_path / "opt-seed3" / "pipeline.log").is_file()
+
+
+def test_seeds_without_data_make_it_once_and_then_train_every_seed_at_once(tmp_path, capsys):
+    # run_seeds makes the data of a base without data alone (run_pipeline until the evalset stage)
+    # and then runs every seed, 0 among them, in the pool. Training fails here on purpose (an
+    # option no model has), so that what is checked is the order and the folders, not a fit.
+    from mineclip.pipeline.cli import main
+
+    preset_file = tmp_path / "tiny.yaml"
+    preset_file.write_text(json.dumps({"clips": {"num_clips": 6, "val_clips": 3}, "train": {"defaults": ["tiny"]},
+                                       "evalset": {"tasks": ["harvest_wood"], "per_label": 1}}))
+    base = tmp_path / "base"
+    failed = run_seeds(base, load_preset(preset_file), [0, 1], {"model": {"no_such_option": 1}}, jobs=2,
+                       progress=False)
+    assert sorted(p.name for p in (base / "stages").iterdir()) == ["clips.json", "evalset.json"]  # made once, here
+    assert (tmp_path / "base-seed1" / "shards").resolve() == (base / "shards").resolve()
+    assert set(failed) == {0, 1} and all(isinstance(e, StageError) for e in failed.values())
+    assert "[train] ..." in (base / LOG_NAME).read_text()  # seed 0 trained in the pool: its log is in its folder
+
+    # `mineclip pipeline --until evalset`: the same data-only run from the command line
+    assert main(["--preset", str(preset_file), "--out", str(base), "--until", "evalset"]) == 0
+    out = capsys.readouterr().out
+    assert "[clips] done before" in out and "stopped after the evalset stage: clips" in out
+    assert not (base / "stages" / "train.json").exists()
+    with pytest.raises(SystemExit):  # argparse: not a stage
+        main(["--preset", str(preset_file), "--out", str(base), "--until", "nowhere"])
