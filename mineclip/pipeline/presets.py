@@ -25,6 +25,7 @@ class ClipSizes:
     val_clips: int = 256
     task_weights: dict[str, float] = field(default_factory=dict)  # {} plays every task equally often
     scenery: float = 0.0  # chance an event-free training clip is captioned by its whole scene
+    worlds: int = 64  # distinct training worlds the clips are played on, in turn
 
 
 @dataclass
@@ -67,6 +68,13 @@ class Preset:
         evalset stage records the context tasks' set too)."""
         perception = {"perception": asdict(self.perception)} if self.perception else {}
         return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)} | perception
+
+    @staticmethod
+    def data_sizes_of(mapping: dict) -> dict:
+        """`data_sizes` of a run's preset.json, its missing fields at their defaults (a run made before
+        a field existed was made with its default)."""
+        return preset_from_dict(str(mapping.get("name", "run")),
+                                {k: mapping[k] for k in ("clips", "evalset", "perception") if k in mapping}).data_sizes()
 
     def to_dict(self) -> dict:
         return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}

@@ -18,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mineclip.host import host_info
+from mineclip.train.configs import ConfigError
 
 from .presets import Preset
 
@@ -77,7 +78,7 @@ def clip_settings(preset: Preset) -> dict:
     from mineclip.play.clips import ClipSettings
 
     sizes = preset.clips
-    return {"train": ClipSettings(num_clips=sizes.num_clips, seed=0, prefix="train",
+    return {"train": ClipSettings(num_clips=sizes.num_clips, seed=0, prefix="train", worlds=sizes.worlds,
                                   task_weights=sizes.task_weights or None, scenery=sizes.scenery),
             # held-out clips come from other training-split worlds than the training clips
             "val": ClipSettings(num_clips=sizes.val_clips, seed=1, prefix="val", purpose="val_clips")}
@@ -118,7 +119,7 @@ def stage_evalset(run: Path, preset: Preset, workers: int) -> dict:
 
 def stage_train(run: Path, preset: Preset, workers: int, overrides: dict) -> dict:
     from mineclip.train.callbacks import NonFiniteLossError
-    from mineclip.train.configs import ConfigError, merge
+    from mineclip.train.configs import merge
     from mineclip.train.fit import FitSettings, fit
 
     ours = {"trainer": {"default_root_dir": str(run / "train")},
@@ -183,6 +184,10 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
         if record is None:
             raise StageError(f"--data-from {source}: its {stage} stage has not finished")
     theirs = json.loads((source / "preset.json").read_text()) if (source / "preset.json").is_file() else {}
+    try:
+        theirs = json.loads(json.dumps(Preset.data_sizes_of(theirs)))
+    except ConfigError as e:
+        raise StageError(f"--data-from {source}: cannot read its preset.json: {e}") from e
     ours = json.loads(json.dumps(preset.data_sizes()))
     differ = [k for k in ours if k in theirs and theirs[k] != ours[k]]
     if differ:

@@ -172,3 +172,35 @@ def test_evalset_stage_records_the_context_set_afresh_beside_the_evaluation_set(
     record = stage_evalset(tmp_path, preset, workers=1)
     lines = [json.loads(x) for x in stale.read_text().splitlines()]
     assert record["context"] == str(stale) and len(lines) == 2 and {r["task_id"] for r in lines} == {"find_cow_day"}
+
+
+def test_data_from_reads_a_run_made_before_a_size_existed_at_its_default(tmp_path, capsys):
+    # a run folder whose preset.json predates `clips.worlds` was made with 64 worlds: reusable by a
+    # preset of 64, refused by one of 256; training clips are played on the preset's worlds
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.pipeline.run import clip_settings, reuse_data
+
+    source = tmp_path / "source"
+    (source / "stages").mkdir(parents=True)
+    for stage, folder in (("clips", "shards"), ("evalset", "evalset")):
+        (source / "stages" / f"{stage}.json").write_text(json.dumps({"seconds": 1.0}))
+        (source / folder).mkdir()
+    old = QUICK.to_dict()
+    del old["clips"]["worlds"]
+    (source / "preset.json").write_text(json.dumps(old))
+    reuse_data(tmp_path / "a", source, QUICK)
+    assert (tmp_path / "a" / "shards").resolve() == (source / "shards").resolve()
+
+    more = preset_from_dict("more", {**QUICK.to_dict(), "clips": {**QUICK.to_dict()["clips"], "worlds": 256}})
+    assert clip_settings(more)["train"].worlds == 256 and clip_settings(QUICK)["train"].worlds == 64
+    assert main(["--preset", str(_write(tmp_path / "more.yaml", more.to_dict())), "--out", str(tmp_path / "b"),
+                 "--data-from", str(source)]) == 1
+    assert "other sizes (clips)" in capsys.readouterr().err
+    (source / "preset.json").write_text(json.dumps({**old, "clips": {**old["clips"], "colour": 1}}))
+    assert main(["--preset", "quick", "--out", str(tmp_path / "c"), "--data-from", str(source)]) == 1
+    assert "cannot read its preset.json" in capsys.readouterr().err
+
+
+def _write(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data))
+    return path
