@@ -73,8 +73,8 @@ class Preset:
     def data_sizes_of(mapping: dict) -> dict:
         """`data_sizes` of a run's preset.json, its missing fields at their defaults (a run made before
         a field existed was made with its default)."""
-        return preset_from_dict(str(mapping.get("name", "run")),
-                                {k: mapping[k] for k in ("clips", "evalset", "perception") if k in mapping}).data_sizes()
+        sections = {k: mapping[k] for k in ("clips", "evalset", "perception") if k in mapping}
+        return preset_from_dict(str(mapping.get("name", "run")), sections).data_sizes()
 
     def to_dict(self) -> dict:
         return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
