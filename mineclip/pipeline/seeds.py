@@ -86,7 +86,8 @@ def run_seeds(base: Path, preset: Preset, seeds: Sequence[int], overrides: dict 
         if any(stage_record(base, stage) is None for stage in DATA_STAGES):
             if not any(r.run == base for r in todo):
                 raise StageError(f"the seeds train on {base}'s data, which it has not made: run seed 0 too, "
-                                 "or give data_from")
+                                 f"give data_from, or make the data first (mineclip pipeline --out {base} "
+                                 "--until evalset)")
             run_pipeline(base, preset, workers, until=list(DATA_STAGES)[-1])  # the data alone, with every worker
         data_from = base
     data_of = {r.seed: None if r.run.resolve() == Path(data_from).resolve() else Path(data_from) for r in todo}

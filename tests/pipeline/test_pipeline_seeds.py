@@ -27,7 +27,7 @@ def test_seed_zero_is_the_base_run_and_every_seed_carries_the_common_options(tmp
 
 
 def test_seeds_without_data_or_seed_zero_are_refused_before_anything_runs(tmp_path):
-    with pytest.raises(StageError, match="run seed 0 too, or give data_from"):
+    with pytest.raises(StageError, match="run seed 0 too, give data_from, or make the data first .*--until evalset"):
         run_seeds(tmp_path / "base", load_preset("quick"), [1, 2], jobs=2, progress=False)
     assert not (tmp_path / "base-seed1").exists()
     with pytest.raises(ValueError, match="jobs and workers"):
