@@ -96,8 +96,11 @@ def evalset_settings(preset: Preset):
 def stage_clips(run: Path, preset: Preset, workers: int) -> dict:
     from mineclip.play.clips import make_clips
 
-    out = {split: make_clips(shards_dir(run, split), settings, workers)
-           for split, settings in clip_settings(preset).items()}
+    try:
+        settings = clip_settings(preset)
+    except ValueError as e:  # the preset's clip sizes, checked by ClipSettings
+        raise StageError(f"clips: {e}") from e
+    out = {split: make_clips(shards_dir(run, split), s, workers) for split, s in settings.items()}
     return {**{split: asdict(r) for split, r in out.items()}, "train_clips": out["train"].clips,
             "val_clips": out["val"].clips}
 

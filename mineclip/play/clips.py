@@ -106,6 +106,8 @@ class ClipSettings:
         for name in ("idle_keep", "scenery"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
+        if self.worlds < 1:  # episodes take the worlds in turn
+            raise ValueError(f"worlds is the number of distinct worlds played, at least 1, got {self.worlds}")
 
 
 @dataclass

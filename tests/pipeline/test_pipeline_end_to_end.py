@@ -200,6 +200,13 @@ def test_data_from_reads_a_run_made_before_a_size_existed_at_its_default(tmp_pat
     assert main(["--preset", "quick", "--out", str(tmp_path / "c"), "--data-from", str(source)]) == 1
     assert "cannot read its preset.json" in capsys.readouterr().err
 
+    # a preset with no worlds to play on: one line from the clips stage, no shards written
+    none = preset_from_dict("none", {**QUICK.to_dict(), "clips": {**QUICK.to_dict()["clips"], "worlds": 0}})
+    assert main(["--preset", str(_write(tmp_path / "none.yaml", none.to_dict())), "--out", str(tmp_path / "d"),
+                 "--until", "clips"]) == 1
+    assert "clips: worlds is the number of distinct worlds played, at least 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "d" / "shards").exists()
+
 
 def _write(path: Path, data: dict) -> Path:
     path.write_text(json.dumps(data))

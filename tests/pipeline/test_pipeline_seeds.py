@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mineclip.pipeline import StageError, load_preset
+from mineclip.pipeline import StageError, load_preset, run_pipeline
 from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_runs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,3 +109,6 @@ def test_seeds_without_data_make_it_once_and_then_train_every_seed_at_once(tmp_p
     assert not (base / "stages" / "train.json").exists()
     with pytest.raises(SystemExit):  # argparse: not a stage
         main(["--preset", str(preset_file), "--out", str(base), "--until", "nowhere"])
+    with pytest.raises(StageError, match="no stage 'nowhere'"):  # the library, before it touches anything
+        run_pipeline(tmp_path / "other", load_preset(preset_file), until="nowhere")
+    assert not (tmp_path / "other").exists()

@@ -40,6 +40,14 @@ def test_bad_weights_are_refused():
         _take(1, TASKS, dict.fromkeys(TASKS, 0))
 
 
+def test_zero_worlds_are_refused_with_a_clear_error(capsys):
+    # episodes take the worlds in turn: none to take was a ZeroDivisionError deep in the plan
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        ClipSettings(10, worlds=0)
+    assert main(["clips", "--worlds", "0", "--num-clips", "2"]) == 1
+    assert "at least 1, got 0" in capsys.readouterr().err
+
+
 def test_weighted_jobs_keep_the_unweighted_worlds_and_agents():
     # weights change which task an episode plays, not its world, agent or seed: the data stay comparable
     plain = plan_episodes(ClipSettings(400, tasks=TASKS))
