@@ -1,5 +1,6 @@
 """crafter, patched for this project: 16-px tiles at 160x256, a settable time of day, shared
-textures, a vectorised renderer, reproducible creature balancing, and a cache of generated worlds.
+textures, a vectorised renderer (texture atlas, in-place lighting, inventory bar drawn once per
+inventory), reproducible creature balancing, and a cache of generated worlds.
 
 The frame is the crafter view of 16x10 tiles at exactly 16 px each: 16x9 tiles of world around
 the player and one row of inventory bar at the bottom (kept in view so items are visible).
@@ -23,6 +24,7 @@ DEFAULT_VITALS = {"food": 6, "drink": 6}  # below full so that eating and drinki
 TIME_OFFSETS = {"day": 30, "noon": 60, "dusk": 150, "night": 195, "dawn": 250}
 _WORLD_CACHE: "OrderedDict[int, tuple]" = OrderedDict()
 WORLD_CACHE_SIZE = 128
+ITEMS_CACHE_SIZE = 64  # inventory bars kept per environment
 
 
 _TEXTURES = {}
@@ -50,6 +52,7 @@ class CrafterCore(crafter.Env):
             super().__init__(**kwargs)
         finally:
             crafter.env.engine.Textures = _OriginalTextures
+        self._items_cache: OrderedDict[tuple, np.ndarray] = OrderedDict()  # inventory -> its bar
 
     def _update_time(self):
         progress = ((self._step + self.time_offset) / 300) % 1 + 0.3
@@ -72,10 +75,20 @@ class CrafterCore(crafter.Env):
                 crafter.engine._draw_alpha(canvas, (ox * unit, oy * unit), self._textures.get(obj.texture, (unit, unit)))
         canvas = self._light(canvas, world.daylight)
         if player.sleeping:
-            canvas = self._local_view._sleep(canvas)
-        items = self._item_view(player.inventory, np.array((unit, unit)))
-        view = np.concatenate([canvas, items], 1).astype(np.uint8)
+            canvas = self._local_view._sleep(canvas).astype(np.uint8)
+        view = np.concatenate([canvas, self._items(player.inventory)], 1)
         return np.ascontiguousarray(view.transpose((1, 0, 2)))
+
+    def _items(self, inventory: dict) -> np.ndarray:
+        """crafter's inventory bar, drawn once per distinct inventory (it changes a few times an episode)."""
+        cache, key = self._items_cache, tuple(inventory.items())
+        if key not in cache:
+            bar = self._item_view(inventory, np.array((TILE, TILE)))
+            bar.flags.writeable = False
+            cache[key] = bar
+            if len(cache) > ITEMS_CACHE_SIZE:
+                cache.popitem(last=False)
+        return cache[key]
 
     def _balance_object(self, chunk, objs, cls, material, span_dist, despan_dist,
                         spawn_prob, despawn_prob, ctor, target_fn):
@@ -111,19 +124,35 @@ class CrafterCore(crafter.Env):
         return self._atlas_cache
 
     def _light(self, canvas: np.ndarray, daylight: float) -> np.ndarray:
-        """crafter's day/night shading (noise, desaturation, blue tint), vectorised."""
+        """crafter's day/night shading (noise, desaturation, blue tint), vectorised, as uint8.
+
+        The float arithmetic is that of the first vectorised version (float32 night, float64 mix,
+        truncated to uint8 as the frame is), done in place: frames are byte-identical to it
+        (tests/sim/test_sim_render.py keeps that version as the reference)."""
         if daylight >= 1.0:
             return canvas
-        night = canvas.astype(np.float32)
         if daylight < 0.5:
             noise = self._world.random.uniform(32, 127, canvas.shape[:2])[..., None]
             mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)[..., None]
-            night = (1 - mask) * night + mask * noise
-        night = night.astype(np.uint8).astype(np.float32)
-        gray = np.floor(night @ np.array([0.299, 0.587, 0.114], np.float32) + 0.5)[..., None]
-        night = np.clip(np.floor(gray + 0.4 * (night - gray) + 0.5), 0, 255)
-        night = 0.5 * night + 0.5 * np.array((0, 16, 64), np.float32)
-        return daylight * canvas + (1 - daylight) * night
+            night = np.multiply(canvas, 1 - mask)
+            night += mask * noise
+            night = night.astype(np.uint8).astype(np.float32)
+        else:
+            night = canvas.astype(np.float32)
+        gray = night @ np.array([0.299, 0.587, 0.114], np.float32)
+        gray += 0.5
+        gray = np.floor(gray, out=gray)[..., None]
+        night -= gray  # desaturated: gray + 0.4 (night - gray), rounded
+        night *= 0.4
+        night += gray
+        night += 0.5
+        np.floor(night, out=night)
+        np.clip(night, 0, 255, out=night)
+        night *= 0.5  # tinted: half way to (0, 16, 64)
+        night += np.array((0, 8, 32), np.float32)
+        out = np.multiply(canvas, daylight, dtype=np.float64)
+        out += np.multiply(night, 1 - daylight, dtype=np.float64)
+        return out.astype(np.uint8)
 
 
 def save_world(world) -> tuple:

@@ -1,0 +1,66 @@
+"""The renderer's in-place lighting and cached inventory bar draw the same bytes as before.
+
+Training clips and evaluation videos are byte-identical from clone to clone, and the README's
+measurements rest on them, so a faster renderer must not move a single pixel. `reference_light`
+is the vectorised lighting as it was before the in-place version (float64 result, truncated to
+uint8 with the inventory bar); each frame is drawn by both from the same world RNG state."""
+
+import numpy as np
+import pytest
+
+from mineclip.sim.engine import CrafterCore
+from mineclip.sim.env import CrafterEnv
+
+
+def reference_light(self, canvas, daylight):
+    if daylight >= 1.0:
+        return canvas
+    night = canvas.astype(np.float32)
+    if daylight < 0.5:
+        noise = self._world.random.uniform(32, 127, canvas.shape[:2])[..., None]
+        mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)[..., None]
+        night = (1 - mask) * night + mask * noise
+    night = night.astype(np.uint8).astype(np.float32)
+    gray = np.floor(night @ np.array([0.299, 0.587, 0.114], np.float32) + 0.5)[..., None]
+    night = np.clip(np.floor(gray + 0.4 * (night - gray) + 0.5), 0, 255)
+    night = 0.5 * night + 0.5 * np.array((0, 16, 64), np.float32)
+    return daylight * canvas + (1 - daylight) * night
+
+
+def reference_frame(core: CrafterCore, monkeypatch) -> np.ndarray:
+    with monkeypatch.context() as m:
+        m.setattr(CrafterCore, "_light", reference_light)
+        m.setattr(CrafterCore, "_items", lambda self, inv: self._item_view(inv, np.array((16, 16))))
+        return core.render().astype(np.uint8)
+
+
+@pytest.mark.parametrize("time", [0, 100, 150, 195, 250])  # day, dusk, night (noise), dawn
+def test_frames_equal_the_reference_renderer_by_day_at_night_and_asleep(time, monkeypatch):
+    env = CrafterEnv(init={"time": time, "inventory": {"wood": 3, "sapling": 1}}, max_steps=200)
+    env.reset(seed=5)
+    rng = np.random.RandomState(time)
+    core, checked, bars = env.core, 0, set()
+    for t in range(60):
+        env.step(int(rng.randint(17)))
+        if t == 40:
+            core._player.sleeping = True  # the sleep view's desaturation and tint on top of the light
+        state = core._world.random.get_state()
+        ours = core.render()
+        core._world.random.set_state(state)  # the night noise draws the same numbers again
+        ref = reference_frame(core, monkeypatch)
+        assert ours.dtype == np.uint8 and ours.shape == (160, 256, 3)
+        assert np.array_equal(ours, ref), f"frame {t} at time {time} (daylight {core._world.daylight:.3f})"
+        checked += 1
+        bars.add(tuple(core._player.inventory.items()))
+    assert checked == 60 and len(bars) > 1  # the inventory changed, so the cached bar was redrawn
+
+
+def test_cached_inventory_bar_is_read_only_and_follows_the_inventory():
+    env = CrafterEnv(init={"inventory": {"wood": 2}})
+    env.reset(seed=1)
+    core = env.core
+    bar = core._items(core._player.inventory)
+    assert not bar.flags.writeable and core._items(core._player.inventory) is bar
+    core._player.inventory["wood"] = 5
+    other = core._items(core._player.inventory)
+    assert other is not bar and not np.array_equal(other, bar)
