@@ -34,7 +34,7 @@ def reference_frame(core: CrafterCore, monkeypatch) -> np.ndarray:
         return core.render().astype(np.uint8)
 
 
-@pytest.mark.parametrize("time", [0, 100, 150, 195, 250])  # day, dusk, night (noise), dawn
+@pytest.mark.parametrize("time", [0, 100, 150, 195, 250])  # daylight 0.80, 0.93; 0.47, 0.04, 0.24 (over noise)
 def test_frames_equal_the_reference_renderer_by_day_at_night_and_asleep(time, monkeypatch):
     env = CrafterEnv(init={"time": time, "inventory": {"wood": 3, "sapling": 1}}, max_steps=200)
     env.reset(seed=5)
