@@ -8,7 +8,7 @@ uint8 with the inventory bar); each frame is drawn by both from the same world R
 import numpy as np
 import pytest
 
-from mineclip.sim.engine import CrafterCore
+from mineclip.sim.engine import TILE, CrafterCore
 from mineclip.sim.env import CrafterEnv
 
 
@@ -30,7 +30,7 @@ def reference_light(self, canvas, daylight):
 def reference_frame(core: CrafterCore, monkeypatch) -> np.ndarray:
     with monkeypatch.context() as m:
         m.setattr(CrafterCore, "_light", reference_light)
-        m.setattr(CrafterCore, "_items", lambda self, inv: self._item_view(inv, np.array((16, 16))))
+        m.setattr(CrafterCore, "_items", lambda self, inv: self._item_view(inv, np.array((TILE, TILE))))
         return core.render().astype(np.uint8)
 
 
