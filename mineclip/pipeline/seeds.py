@@ -7,7 +7,9 @@ every seed. Where the base run has no data yet, its data stages run first, alone
 worker. With `jobs` > 1 the seeds then run in that many spawned processes at once, seed 0 among
 them, each with its share of the cores (torch threads and play workers) and its output in
 `<run>/pipeline.log`; each holds its own clip cache in memory (about 8 GB for the default's 6,000
-clips). `bench/quality.py --seeds` calls `run_seeds` and prints the spread over the seeds.
+clips), and each seed gets a fresh process, so that a finished seed's cache is freed before the
+next seed fills its own. `bench/quality.py --seeds` calls `run_seeds` and prints the spread over
+the seeds.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +53,18 @@ def is_finished(run: Path) -> bool:
     return (run / "report" / "metrics.json").is_file()
 
 
+def seed_pool(jobs: int) -> ProcessPoolExecutor:
+    """`jobs` spawned processes that die with this one, each running one seed and exiting.
+
+    A process that ran one seed and went on with the next kept the first seed's clip cache: with
+    six seeds two at a time on 24 GB (2026-11-27), seed 0's process held 11.7 GB when seed 4's
+    cache filled, the kernel killed it, and the broken pool failed every seed after it."""
+    from mineclip.host import die_with_parent
+
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),), max_tasks_per_child=1)
+
+
 def _run_seed(job: SeedRun, preset: Preset, data_from: Path | None, workers: int, threads: int | None) -> int:
     """One seed's pipeline in a worker process: its output to <run>/pipeline.log, `threads` torch threads."""
     import torch
@@ -72,8 +87,6 @@ def run_seeds(base: Path, preset: Preset, seeds: Sequence[int], overrides: dict 
     """Run every seed whose run has not finished (see the module); returns the seeds that failed, with
     their errors (the others go on)."""
     from tqdm import tqdm
-
-    from mineclip.host import die_with_parent
 
     if jobs < 1 or workers < 1:
         raise ValueError(f"jobs and workers must be >= 1, got {jobs} and {workers}")
@@ -102,15 +115,17 @@ def run_seeds(base: Path, preset: Preset, seeds: Sequence[int], overrides: dict 
                 failed[r.seed] = e
             bar.update(1)
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+        with seed_pool(jobs) as pool:
             futures = {pool.submit(_run_seed, r, preset, data_of[r.seed], max(1, workers // jobs), threads): r
                        for r in todo}
             for fut in as_completed(futures):
                 r = futures[fut]
                 try:
                     fut.result()
+                except BrokenProcessPool as e:
+                    failed[r.seed] = StageError(f"a seed's process died ({e}), and the seeds not finished with it: out "
+                                                "of memory? each job holds its clip cache (about 8 GB for the "
+                                                "default): fewer --jobs")
                 except Exception as e:  # noqa: BLE001
                     failed[r.seed] = e
                 bar.set_postfix_str(f"seed {r.seed} {'failed' if r.seed in failed else 'done'} ({r.run / LOG_NAME})")

@@ -4,13 +4,14 @@ folders and options each seed gets, and what is refused before anything trains."
 from __future__ import annotations
 
 import json
+import os
 import runpy
 from pathlib import Path
 
 import pytest
 
 from mineclip.pipeline import StageError, load_preset, run_pipeline
-from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_runs
+from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_pool, seed_runs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,6 +46,13 @@ def test_quality_refuses_seed_options_without_seeds(tmp_path, capsys):
         quality["main"](["--run", str(tmp_path / "base"), "--seed", "4", "--preset", "quick"])
     assert not list(tmp_path.iterdir())
     capsys.readouterr()
+
+
+def test_each_seed_gets_a_fresh_process():
+    """A process reused for a second seed would still hold the first seed's clip cache (8 GB)."""
+    with seed_pool(1) as pool:
+        pids = [pool.submit(os.getpid).result() for _ in range(3)]
+    assert len(set(pids)) == 3 and os.getpid() not in pids
 
 
 def test_the_seed_table_reads_runs_that_finished(tmp_path):
