@@ -57,12 +57,21 @@ def seed_pool(jobs: int) -> ProcessPoolExecutor:
     """`jobs` spawned processes that die with this one, each running one seed and exiting.
 
     A process that ran one seed and went on with the next kept the first seed's clip cache: with
-    six seeds two at a time on 24 GB (2026-11-27), seed 0's process held 11.7 GB when seed 4's
+    six seeds two at a time on 24 GB (2026-11-27), seed 0's process held 11.1 GiB when seed 4's
     cache filled, the kernel killed it, and the broken pool failed every seed after it."""
     from mineclip.host import die_with_parent
 
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                initializer=die_with_parent, initargs=(os.getpid(),), max_tasks_per_child=1)
+
+
+def seed_error(e: Exception) -> Exception:
+    """What a failed seed reports: its own error, or for a pool whose process died (and took the
+    seeds not yet finished with it) a StageError that names the likely cause."""
+    if isinstance(e, BrokenProcessPool):
+        return StageError(f"a seed's process died ({e}); the seeds not finished then failed with it. Out of "
+                          "memory? each job holds its clip cache (about 8 GB for the default): use fewer --jobs")
+    return e
 
 
 def _run_seed(job: SeedRun, preset: Preset, data_from: Path | None, workers: int, threads: int | None) -> int:
@@ -122,12 +131,8 @@ def run_seeds(base: Path, preset: Preset, seeds: Sequence[int], overrides: dict 
                 r = futures[fut]
                 try:
                     fut.result()
-                except BrokenProcessPool as e:
-                    failed[r.seed] = StageError(f"a seed's process died ({e}), and the seeds not finished with it: out "
-                                                "of memory? each job holds its clip cache (about 8 GB for the "
-                                                "default): fewer --jobs")
                 except Exception as e:  # noqa: BLE001
-                    failed[r.seed] = e
+                    failed[r.seed] = seed_error(e)
                 bar.set_postfix_str(f"seed {r.seed} {'failed' if r.seed in failed else 'done'} ({r.run / LOG_NAME})")
                 bar.update(1)
     bar.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mineclip.pipeline import StageError, load_preset, run_pipeline
-from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_pool, seed_runs
+from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_error, seed_pool, seed_runs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,6 +53,16 @@ def test_each_seed_gets_a_fresh_process():
     with seed_pool(1) as pool:
         pids = [pool.submit(os.getpid).result() for _ in range(3)]
     assert len(set(pids)) == 3 and os.getpid() not in pids
+
+
+def test_a_seed_process_that_dies_is_reported_as_such():
+    """The kernel's OOM killer, as the pool sees it: the process exits mid-seed."""
+    with seed_pool(1) as pool:
+        died = pool.submit(os._exit, 9).exception()
+    err = seed_error(died)
+    assert isinstance(err, StageError) and "process died" in str(err) and "fewer --jobs" in str(err)
+    other = ValueError("a seed's own error")
+    assert seed_error(other) is other
 
 
 def test_the_seed_table_reads_runs_that_finished(tmp_path):
