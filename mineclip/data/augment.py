@@ -1,4 +1,5 @@
-"""Augmentation of training clips: one random resized crop box for all frames of a clip."""
+"""Augmentation of training clips: one random resized crop box for all frames of a clip, and word
+dropout for their captions."""
 
 from __future__ import annotations
 
@@ -48,3 +49,15 @@ def random_resized_crop(frames: np.ndarray, size: tuple[int, int], scale: tuple[
     and resized to size (height, width) (box: `training_crop_box`)."""
     box = training_crop_box(frames.shape[1], frames.shape[2], size, scale, ratio, rng)
     return crop_resize(frames, box, size)
+
+
+def drop_words(text: str, p: float, rng: random.Random) -> str:
+    """The caption with each word dropped with probability p (at least one word kept). A text
+    encoder trained from scratch on templated narration leans on the commonest word of a caption
+    ("cow" in "hunt a cow for food, done"); without it now and then, the rarer words that tell
+    events apart ("hunt", "combat") must carry the caption too."""
+    if not p:
+        return text
+    words = text.split()
+    kept = [w for w in words if rng.random() >= p]
+    return " ".join(kept) if kept else rng.choice(words)

@@ -22,8 +22,8 @@ from typing import Iterator, Sequence
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .augment import training_crop_box
-from .pipeline import ClipDataset, DecodeSettings, collate, meta_groups
+from .augment import drop_words, training_crop_box
+from .pipeline import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
 from .video import crop_resize
 
 
@@ -44,12 +44,14 @@ class CachedClips(IterableDataset):
         workers: int = 0,
         balance_by: str | None = None,
         balance_power: float = 0.5,
+        text_dropout: float = 0.0,
     ):
         self.batch_size = int(batch_size)
         self.epoch_length = int(epoch_length)
         self.seed = int(seed)
         self.settings = DecodeSettings(num_frames=int(num_frames), resolution=(int(resolution[0]), int(resolution[1])),
-                                       train=True, crop_scale=(float(crop_scale[0]), float(crop_scale[1])))
+                                       train=True, crop_scale=(float(crop_scale[0]), float(crop_scale[1])),
+                                       text_dropout=check_text_dropout(text_dropout))
         weights = list(weights) if weights is not None else [1.0] * len(sources)
         if len(weights) != len(sources) or any(w < 0 for w in weights) or sum(weights) <= 0:
             raise ValueError(f"need one non-negative weight per source ({len(sources)}), got {weights}")
@@ -103,7 +105,8 @@ class CachedClips(IterableDataset):
         if box != (0, 0, *self.settings.resolution):  # a crop: resized as the streaming reader does
             frames = crop_resize(video.permute(0, 2, 3, 1).numpy(), box, self.settings.resolution)
             video = torch.from_numpy(frames).permute(0, 3, 1, 2)  # a view, as decode_sample returns
-        return {"video": video, "text": clip["text"], "meta": clip["meta"]}
+        text = drop_words(clip["text"], self.settings.text_dropout, rng)
+        return {"video": video, "text": text, "meta": clip["meta"]}
 
     def __iter__(self) -> Iterator[dict]:
         rank = torch.distributed.get_rank() if torch.distributed.is_available() and torch.distributed.is_initialized() else 0

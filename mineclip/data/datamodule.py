@@ -26,6 +26,8 @@ class ClipDataModule(pl.LightningDataModule):
     (`mineclip.data.cache.CachedClips`), for datasets that fit in memory such as the built-in default.
     balance_by / balance_power (cached training only): draw clips with weight 1 / (clips with the same
     value of that meta field, e.g. "meta.event") ** power, so that rare events are seen more often.
+    text_dropout: the chance that each word of a training caption is dropped, drawn afresh each time
+    the clip is drawn (`mineclip.data.augment.drop_words`); validation captions stay whole.
     seed: the seed of the clip order and the crops. None (the default) takes the seed given to
     `seed_everything` (the CLI's `--seed_everything`), read when a loader is made, so that one seed
     sets a run's initial weights and its data order alike; 0 if nothing was seeded.
@@ -50,6 +52,7 @@ class ClipDataModule(pl.LightningDataModule):
         cache_train: bool = False,
         balance_by: str | None = None,
         balance_power: float = 0.5,
+        text_dropout: float = 0.0,
     ):
         super().__init__()
         self.save_hyperparameters()
@@ -73,6 +76,7 @@ class ClipDataModule(pl.LightningDataModule):
             raise ValueError("balance_by needs cache_train: true (streamed shards are sampled uniformly)")
         self.balance_by = balance_by
         self.balance_power = balance_power
+        self.text_dropout = text_dropout
         self._cached = None
 
     @property
@@ -101,6 +105,7 @@ class ClipDataModule(pl.LightningDataModule):
             shuffle_buffer=self.shuffle_buffer,
             crop_scale=self.crop_scale,
             seed=self.seed,
+            text_dropout=self.text_dropout,
         )
 
     def val_dataset(self) -> ClipDataset:
@@ -128,7 +133,8 @@ class ClipDataModule(pl.LightningDataModule):
                     self._sources(self.train_urls), batch_size=self.batch_size, num_frames=self.num_frames,
                     resolution=self.resolution, epoch_length=self.epoch_length, weights=self.train_weights,
                     crop_scale=self.crop_scale, seed=self.seed, workers=self.num_workers,
-                    balance_by=self.balance_by, balance_power=self.balance_power)
+                    balance_by=self.balance_by, balance_power=self.balance_power,
+                    text_dropout=self.text_dropout)
                 self.skipped_totals.update(self._cached.load_skipped)
             return make_loader(self._cached, 0, self.pin_memory)
         return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from mineclip.data.augment import random_resized_crop
+from mineclip.data.augment import drop_words, random_resized_crop
 from mineclip.data.shards import TooFewFrames, decode_clip
 from mineclip.data.video import VideoDecodeError, resize_frames
 from mineclip.extras import require
@@ -159,6 +159,7 @@ class DecodeSettings:
     crop_scale: tuple[float, float] = (0.8, 1.0)
     crop_ratio: tuple[float, float] | None = None  # None: target aspect x (3/4, 4/3) (see augment.py)
     aspect: str = "crop"  # eval resize of clips whose size differs from resolution
+    text_dropout: float = 0.0  # training only: the chance that each caption word is dropped (augment.drop_words)
 
 
 def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) -> dict:
@@ -190,12 +191,19 @@ def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) ->
     out_h, out_w = settings.resolution
     if settings.train:
         frames = random_resized_crop(frames, (out_h, out_w), settings.crop_scale, settings.crop_ratio, rng)
+        text = drop_words(text, settings.text_dropout, rng)
     else:
         frames = resize_frames(frames, (out_h, out_w), settings.aspect)
     # [T, 3, H, W] as a view of the [T, H, W, 3] frames: the model's float conversion transposes
     # them in the copy it makes anyway (a transposing copy here cost as much as decoding the clip)
     video = torch.from_numpy(frames).permute(0, 3, 1, 2)
     return {"video": video, "text": text, "meta": meta}
+
+
+def check_text_dropout(p: float) -> float:
+    if not 0.0 <= float(p) < 1.0:
+        raise ValueError(f"text_dropout is the chance of dropping each caption word, in [0, 1), got {p}")
+    return float(p)
 
 
 def resolve_tokenizer():
@@ -272,6 +280,7 @@ class ClipDataset(IterableDataset):
         crop_scale: Sequence[float] = (0.8, 1.0),
         seed: int = 0,
         drop_last: bool | None = None,
+        text_dropout: float = 0.0,
     ):
         if mode not in ("resampled", "exact"):
             raise ValueError(f"mode must be 'resampled' or 'exact', got {mode!r}")
@@ -298,6 +307,7 @@ class ClipDataset(IterableDataset):
             resolution=(int(resolution[0]), int(resolution[1])),
             train=(mode == "resampled") if train is None else bool(train),
             crop_scale=(float(crop_scale[0]), float(crop_scale[1])),
+            text_dropout=check_text_dropout(text_dropout),
         )
         resolve_tokenizer()  # import it here, before DataLoader workers fork
         self.counter = SkipCounter()  # in the process that iterates (each worker has its own copy)

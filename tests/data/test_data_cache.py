@@ -122,3 +122,35 @@ def test_served_clips_are_the_decoded_clips_cropped_as_the_streaming_reader_crop
         assert torch.equal(served["video"], torch.from_numpy(np.ascontiguousarray(expected)).permute(0, 3, 1, 2))
         if crop_scale == (1.0, 1.0):
             assert served["video"] is clip["video"]
+
+
+def test_text_dropout_drops_caption_words_in_training_only_and_keeps_a_word(tmp_path, tiny_shards):
+    import random
+
+    from mineclip.data.augment import drop_words
+    from mineclip.data.pipeline import ClipDataset
+
+    rng = random.Random(0)
+    caption = "hunted the cow and ate it, some trees around"
+    drawn = [drop_words(caption, 0.3, rng) for _ in range(200)]
+    assert all(d and set(d.split()) <= set(caption.split()) for d in drawn)
+    kept = sum(len(d.split()) for d in drawn) / (200 * len(caption.split()))
+    assert 0.62 < kept < 0.78  # about 1 - p of the words survive
+    assert drop_words(caption, 0.0, rng) == caption and drop_words("cow", 0.999, rng) == "cow"
+
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=3)
+    whole = {f"a clip of a cow number {i}" for i in range(6)}
+
+    def texts(**kw):
+        dm = ClipDataModule(train_urls=str(tmp_path / "train"), val_urls=str(tmp_path / "train"), batch_size=3,
+                            num_frames=2, epoch_length=60, resolution=[32, 48], num_workers=0, seed=1, **kw)
+        return ({t for b in dm.train_dataloader() for t in b["text"]},
+                {t for b in dm.val_dataloader() for t in b["text"]})
+
+    for cache in (True, False):  # the in-memory clips and the streamed shards alike
+        train, val = texts(cache_train=cache, text_dropout=0.3)
+        assert val == whole and train - whole and all(set(t.split()) <= set("a clip of cow number 0 1 2 3 4 5".split())
+                                                       for t in train)
+        assert texts(cache_train=cache)[0] <= whole  # off by default
+    with pytest.raises(ValueError, match="text_dropout"):
+        ClipDataset(str(tmp_path / "train"), epoch_length=4, text_dropout=1.0)
