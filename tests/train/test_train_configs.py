@@ -51,6 +51,7 @@ def test_configs_are_composed_from_their_defaults_and_later_ones_win(tmp_path):
     config = load_config(str(mine))
     assert config["trainer"]["max_epochs"] == 1 and config["data"]["init_args"]["batch_size"] == 4
     assert config["data"]["init_args"]["cache_train"] is True and config["model"]["model_config"] == "tiny"
+    assert config["data"]["init_args"]["text_dropout"] == 0.15  # the crafter narration's word dropout (data/crafter)
     # a path given to --config is composed the same way; a plain LightningCLI file passes through
     (composed,) = compose_config_args(["--config", str(mine)])
     assert json.loads(composed.split("=", 1)[1]) == config
