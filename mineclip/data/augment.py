@@ -56,8 +56,8 @@ def drop_words(text: str, p: float, rng: random.Random) -> str:
     encoder trained from scratch on templated narration leans on the commonest word of a caption
     ("cow" in "hunt a cow for food, done"); without it now and then, the rarer words that tell
     events apart ("hunt", "combat") must carry the caption too."""
-    if not p:
-        return text
     words = text.split()
+    if not p or len(words) < 2:
+        return text
     kept = [w for w in words if rng.random() >= p]
     return " ".join(kept) if kept else rng.choice(words)

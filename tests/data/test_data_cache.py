@@ -137,6 +137,7 @@ def test_text_dropout_drops_caption_words_in_training_only_and_keeps_a_word(tmp_
     kept = sum(len(d.split()) for d in drawn) / (200 * len(caption.split()))
     assert 0.62 < kept < 0.78  # about 1 - p of the words survive
     assert drop_words(caption, 0.0, rng) == caption and drop_words("cow", 0.999, rng) == "cow"
+    assert drop_words("", 0.5, rng) == "" and drop_words("a cow", 0.999, rng) in ("a", "cow")
 
     tiny_shards(tmp_path / "train", 6, max_shard_samples=3)
     whole = {f"a clip of a cow number {i}" for i in range(6)}
