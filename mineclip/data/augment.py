@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import random
+import re
+from collections import Counter
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -51,13 +54,38 @@ def random_resized_crop(frames: np.ndarray, size: tuple[int, int], scale: tuple[
     return crop_resize(frames, box, size)
 
 
-def drop_words(text: str, p: float, rng: random.Random) -> str:
+def word_key(word: str) -> str:
+    """A caption word as the dropout rates count it: lower case, punctuation off ("Cow," -> "cow")."""
+    return re.sub(r"[^\w']", "", word.lower())
+
+
+def word_dropout_rates(captions: Iterable[str], rate: float, rare: float) -> dict[str, float]:
+    """Per word (`word_key`), the chance that `drop_words` drops it: word2vec's subsampling of
+    frequent words (Mikolov et al., 2013) capped at `rate`, min(rate, 1 - sqrt(rare / f)) with f the
+    fraction of the captions holding the word. A word in fewer than `rare` of the captions is never
+    dropped, so the rare words that tell events apart ("lava", "hunt", "combat") stay in every caption
+    that has them, and the common ones ("cow", "found", "the") are dropped at about `rate`."""
+    if not 0.0 < rare < 1.0:
+        raise ValueError(f"text_dropout_rare is a fraction of the captions, in (0, 1), got {rare}")
+    counts: Counter = Counter()
+    n = 0
+    for caption in captions:
+        counts.update({word_key(w) for w in caption.split()})
+        n += 1
+    return {k: min(rate, max(0.0, 1.0 - math.sqrt(rare * n / c))) for k, c in counts.items()}
+
+
+def drop_words(text: str, p: float, rng: random.Random, rates: Mapping[str, float] | None = None) -> str:
     """The caption with each word dropped with probability p (at least one word kept). A text
     encoder trained from scratch on templated narration leans on the commonest word of a caption
     ("cow" in "hunt a cow for food, done"); without it now and then, the rarer words that tell
-    events apart ("hunt", "combat") must carry the caption too."""
+    events apart ("hunt", "combat") must carry the caption too. With `rates` (`word_dropout_rates`),
+    each word is dropped with its own chance instead (0 for a word not in them)."""
     words = text.split()
     if not p or len(words) < 2:
         return text
-    kept = [w for w in words if rng.random() >= p]
+    if rates is None:
+        kept = [w for w in words if rng.random() >= p]
+    else:
+        kept = [w for w in words if rng.random() >= rates.get(word_key(w), 0.0)]
     return " ".join(kept) if kept else rng.choice(words)

@@ -22,7 +22,7 @@ from typing import Iterator, Sequence
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .augment import drop_words, training_crop_box
+from .augment import drop_words, training_crop_box, word_dropout_rates
 from .pipeline import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
 from .video import crop_resize
 
@@ -45,6 +45,7 @@ class CachedClips(IterableDataset):
         balance_by: str | None = None,
         balance_power: float = 0.5,
         text_dropout: float = 0.0,
+        text_dropout_rare: float | None = None,
     ):
         self.batch_size = int(batch_size)
         self.epoch_length = int(epoch_length)
@@ -69,6 +70,9 @@ class CachedClips(IterableDataset):
         # per source: cumulative sampling weights of its clips (None: uniform)
         self._cum = [None if balance_by is None else _balanced_cum_weights(c, balance_by[5:], balance_power)
                      for c in self.clips]
+        # per word, its own chance of being dropped (None: text_dropout for every word)
+        self.word_rates = (None if text_dropout_rare is None else word_dropout_rates(
+            (c["text"] for clips in self.clips for c in clips), self.settings.text_dropout, text_dropout_rare))
         self._epoch = 0
 
     def _load(self, source: str, progress: bool, workers: int) -> list[dict]:
@@ -105,7 +109,7 @@ class CachedClips(IterableDataset):
         if box != (0, 0, *self.settings.resolution):  # a crop: resized as the streaming reader does
             frames = crop_resize(video.permute(0, 2, 3, 1).numpy(), box, self.settings.resolution)
             video = torch.from_numpy(frames).permute(0, 3, 1, 2)  # a view, as decode_sample returns
-        text = drop_words(clip["text"], self.settings.text_dropout, rng)
+        text = drop_words(clip["text"], self.settings.text_dropout, rng, self.word_rates)
         return {"video": video, "text": text, "meta": clip["meta"]}
 
     def __iter__(self) -> Iterator[dict]:

@@ -28,6 +28,9 @@ class ClipDataModule(pl.LightningDataModule):
     value of that meta field, e.g. "meta.event") ** power, so that rare events are seen more often.
     text_dropout: the chance that each word of a training caption is dropped, drawn afresh each time
     the clip is drawn (`mineclip.data.augment.drop_words`); validation captions stay whole.
+    text_dropout_rare (cached training only): a word in fewer than this fraction of the training
+    captions is never dropped, and more frequent ones are dropped with a chance rising to text_dropout
+    (word2vec's subsampling, `mineclip.data.augment.word_dropout_rates`); None drops every word alike.
     seed: the seed of the clip order and the crops. None (the default) takes the seed given to
     `seed_everything` (the CLI's `--seed_everything`), read when a loader is made, so that one seed
     sets a run's initial weights and its data order alike; 0 if nothing was seeded.
@@ -53,6 +56,7 @@ class ClipDataModule(pl.LightningDataModule):
         balance_by: str | None = None,
         balance_power: float = 0.5,
         text_dropout: float = 0.0,
+        text_dropout_rare: float | None = None,
     ):
         super().__init__()
         self.save_hyperparameters()
@@ -76,7 +80,10 @@ class ClipDataModule(pl.LightningDataModule):
             raise ValueError("balance_by needs cache_train: true (streamed shards are sampled uniformly)")
         self.balance_by = balance_by
         self.balance_power = balance_power
+        if text_dropout_rare is not None and not cache_train:
+            raise ValueError("text_dropout_rare needs cache_train: true (its word counts are of the cached captions)")
         self.text_dropout = text_dropout
+        self.text_dropout_rare = text_dropout_rare
         self._cached = None
 
     @property
@@ -134,7 +141,7 @@ class ClipDataModule(pl.LightningDataModule):
                     resolution=self.resolution, epoch_length=self.epoch_length, weights=self.train_weights,
                     crop_scale=self.crop_scale, seed=self.seed, workers=self.num_workers,
                     balance_by=self.balance_by, balance_power=self.balance_power,
-                    text_dropout=self.text_dropout)
+                    text_dropout=self.text_dropout, text_dropout_rare=self.text_dropout_rare)
                 self.skipped_totals.update(self._cached.load_skipped)
             return make_loader(self._cached, 0, self.pin_memory)
         return make_loader(self.train_dataset(), self.num_workers, self.pin_memory, persistent_workers=self.num_workers > 0, prefetch_factor=self.prefetch_factor)

@@ -155,3 +155,31 @@ def test_text_dropout_drops_caption_words_in_training_only_and_keeps_a_word(tmp_
         assert texts(cache_train=cache)[0] <= whole  # off by default
     with pytest.raises(ValueError, match="text_dropout"):
         ClipDataset(str(tmp_path / "train"), epoch_length=4, text_dropout=1.0)
+
+
+def test_text_dropout_rare_keeps_rare_words_and_drops_common_ones(tmp_path, tiny_shards):
+    import random
+
+    from mineclip.data.augment import drop_words, word_dropout_rates
+
+    captions = ["found a cow here"] * 90 + ["found lava, careful"] * 5 + ["Lava! hot"] * 5
+    rates = word_dropout_rates(captions, 0.2, rare=0.15)
+    assert rates["lava"] == 0.0 and rates["careful"] == 0.0  # in 10% and 5% of the captions: kept
+    assert rates["cow"] == pytest.approx(0.2) and rates["found"] == pytest.approx(0.2)  # capped at the rate
+    assert 0 < word_dropout_rates(captions, 0.9, rare=0.15)["cow"] == pytest.approx(1 - (0.15 / 0.9) ** 0.5)
+    rng = random.Random(0)
+    drawn = [drop_words("found lava, careful", 0.2, rng, rates) for _ in range(300)]
+    assert all("lava," in d and "careful" in d for d in drawn) and any("found" not in d for d in drawn)
+    assert drop_words("unseen words only", 0.2, rng, rates) == "unseen words only"  # not counted: never dropped
+    for bad in (0.0, 1.0, -0.1):
+        with pytest.raises(ValueError, match="text_dropout_rare"):
+            word_dropout_rates(captions, 0.2, rare=bad)
+
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=3)  # "a clip of a cow number i": only the digit is rare
+    dm = ClipDataModule(train_urls=str(tmp_path / "train"), val_urls=str(tmp_path / "train"), batch_size=3,
+                        num_frames=2, epoch_length=90, resolution=[32, 48], num_workers=0, seed=1,
+                        cache_train=True, text_dropout=0.5, text_dropout_rare=0.5)
+    train = [t for b in dm.train_dataloader() for t in b["text"]]
+    assert all(t.split()[-1].isdigit() for t in train) and any(len(t.split()) < 6 for t in train)
+    with pytest.raises(ValueError, match="cache_train"):
+        ClipDataModule(train_urls=str(tmp_path / "train"), text_dropout=0.2, text_dropout_rare=0.05)
