@@ -59,14 +59,19 @@ def word_key(word: str) -> str:
     return re.sub(r"[^\w']", "", word.lower())
 
 
+def check_text_dropout_rare(rare: float) -> float:
+    if not 0.0 < float(rare) < 1.0:
+        raise ValueError(f"text_dropout_rare is a fraction of the captions, in (0, 1), got {rare}")
+    return float(rare)
+
+
 def word_dropout_rates(captions: Iterable[str], rate: float, rare: float) -> dict[str, float]:
     """Per word (`word_key`), the chance that `drop_words` drops it: word2vec's subsampling of
     frequent words (Mikolov et al., 2013) capped at `rate`, min(rate, 1 - sqrt(rare / f)) with f the
     fraction of the captions holding the word. A word in fewer than `rare` of the captions is never
     dropped, so the rare words that tell events apart ("lava", "hunt", "combat") stay in every caption
     that has them, and the common ones ("cow", "found", "the") are dropped at about `rate`."""
-    if not 0.0 < rare < 1.0:
-        raise ValueError(f"text_dropout_rare is a fraction of the captions, in (0, 1), got {rare}")
+    rare = check_text_dropout_rare(rare)
     counts: Counter = Counter()
     n = 0
     for caption in captions:

@@ -82,6 +82,10 @@ class ClipDataModule(pl.LightningDataModule):
         self.balance_power = balance_power
         if text_dropout_rare is not None and not cache_train:
             raise ValueError("text_dropout_rare needs cache_train: true (its word counts are of the cached captions)")
+        if text_dropout_rare is not None:  # checked now, not after minutes of decoding the cache
+            from mineclip.data.augment import check_text_dropout_rare
+
+            check_text_dropout_rare(text_dropout_rare)
         self.text_dropout = text_dropout
         self.text_dropout_rare = text_dropout_rare
         self._cached = None

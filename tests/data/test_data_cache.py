@@ -183,3 +183,5 @@ def test_text_dropout_rare_keeps_rare_words_and_drops_common_ones(tmp_path, tiny
     assert all(t.split()[-1].isdigit() for t in train) and any(len(t.split()) < 6 for t in train)
     with pytest.raises(ValueError, match="cache_train"):
         ClipDataModule(train_urls=str(tmp_path / "train"), text_dropout=0.2, text_dropout_rare=0.05)
+    with pytest.raises(ValueError, match="text_dropout_rare"):  # before any clip is decoded
+        ClipDataModule(train_urls=str(tmp_path / "train"), cache_train=True, text_dropout=0.2, text_dropout_rare=1.5)
