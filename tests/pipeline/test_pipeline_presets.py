@@ -6,7 +6,8 @@ import pytest
 
 from mineclip.pipeline import load_preset
 from mineclip.pipeline.presets import preset_from_dict
-from mineclip.pipeline.run import evalset_settings
+from mineclip.pipeline.run import clip_settings, evalset_settings
+from mineclip.play.clips import plan_episodes
 from mineclip.tasks import get_task
 from mineclip.train.configs import ConfigError
 
@@ -18,6 +19,15 @@ def test_the_default_judges_12_programmatic_and_6_creative_tasks_on_50_successes
     assert len(set(preset.evalset.tasks)) == len(preset.evalset.tasks)
     settings = evalset_settings(preset)
     assert (settings.per_label, settings.worlds, settings.tail) == (50, 50, preset.num_frames)
+
+
+def test_the_default_plays_find_lava_three_times_as_often_and_keeps_the_held_out_clips_unweighted():
+    # lava is a rare sight in the clips (docs/quality.md): the default's training clips play its task 3x as often
+    settings = clip_settings(load_preset("default"))
+    plays = Counter(j["task_id"] for j in plan_episodes(settings["train"], 2000))
+    others = sorted(n for t, n in plays.items() if t != "find_lava")
+    assert len(others) >= 40 and plays["find_lava"] >= 2.5 * others[len(others) // 2]
+    assert settings["val"].task_weights is None  # retrieval is measured on the same held-out clips as before
 
 
 def test_a_presets_evaluation_worlds_reach_the_settings_and_unknown_fields_are_errors():
