@@ -22,9 +22,17 @@ from typing import Iterator, Sequence
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from .augment import drop_words, training_crop_box, word_dropout_rates
+from .augment import check_text_dropout_rare, drop_words, training_crop_box, word_dropout_rates
 from .pipeline import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
 from .video import crop_resize
+
+
+def check_balance(balance_by: str | None, balance_power: float) -> None:
+    """A clear error for a balance setting `CachedClips` cannot draw by."""
+    if balance_by is not None and not balance_by.startswith("meta."):
+        raise ValueError(f"balance_by names a meta field as 'meta.<field>', got {balance_by!r}")
+    if not balance_power >= 0:
+        raise ValueError(f"balance_power must be >= 0, got {balance_power}")
 
 
 class CachedClips(IterableDataset):
@@ -57,15 +65,14 @@ class CachedClips(IterableDataset):
         if len(weights) != len(sources) or any(w < 0 for w in weights) or sum(weights) <= 0:
             raise ValueError(f"need one non-negative weight per source ({len(sources)}), got {weights}")
         self.weights = [float(w) for w in weights]
+        check_balance(balance_by, balance_power)  # before minutes of decoding, not after
+        if text_dropout_rare is not None:
+            check_text_dropout_rare(text_dropout_rare)
         self.load_skipped: dict[str, int] = {}
         self.clips: list[list[dict]] = [self._load(src, progress, workers) for src in sources]
         empty = [str(s) for s, c in zip(sources, self.clips) if not c]
         if empty:
             raise ValueError(f"no readable clips in training source(s): {', '.join(empty)}")
-        if balance_by is not None and not balance_by.startswith("meta."):
-            raise ValueError(f"balance_by names a meta field as 'meta.<field>', got {balance_by!r}")
-        if balance_power < 0:
-            raise ValueError(f"balance_power must be >= 0, got {balance_power}")
         self.balance_by = balance_by
         # per source: cumulative sampling weights of its clips (None: uniform)
         self._cum = [None if balance_by is None else _balanced_cum_weights(c, balance_by[5:], balance_power)

@@ -78,6 +78,10 @@ class ClipDataModule(pl.LightningDataModule):
         self.cache_train = cache_train
         if balance_by is not None and not cache_train:
             raise ValueError("balance_by needs cache_train: true (streamed shards are sampled uniformly)")
+        if cache_train:  # checked now, not after minutes of decoding the cache
+            from mineclip.data.cache import check_balance
+
+            check_balance(balance_by, balance_power)
         self.balance_by = balance_by
         self.balance_power = balance_power
         if text_dropout_rare is not None and not cache_train:
