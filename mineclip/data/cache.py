@@ -27,12 +27,14 @@ from .pipeline import ClipDataset, DecodeSettings, check_text_dropout, collate, 
 from .video import crop_resize
 
 
-def check_balance(balance_by: str | None, balance_power: float) -> None:
-    """A clear error for a balance setting `CachedClips` cannot draw by."""
+def check_cache_settings(balance_by: str | None, balance_power: float, text_dropout_rare: float | None) -> None:
+    """A clear error for a setting `CachedClips` cannot draw by, before any clip is decoded."""
     if balance_by is not None and not balance_by.startswith("meta."):
         raise ValueError(f"balance_by names a meta field as 'meta.<field>', got {balance_by!r}")
     if not balance_power >= 0:
         raise ValueError(f"balance_power must be >= 0, got {balance_power}")
+    if text_dropout_rare is not None:
+        check_text_dropout_rare(text_dropout_rare)
 
 
 class CachedClips(IterableDataset):
@@ -65,9 +67,7 @@ class CachedClips(IterableDataset):
         if len(weights) != len(sources) or any(w < 0 for w in weights) or sum(weights) <= 0:
             raise ValueError(f"need one non-negative weight per source ({len(sources)}), got {weights}")
         self.weights = [float(w) for w in weights]
-        check_balance(balance_by, balance_power)  # before minutes of decoding, not after
-        if text_dropout_rare is not None:
-            check_text_dropout_rare(text_dropout_rare)
+        check_cache_settings(balance_by, balance_power, text_dropout_rare)  # before minutes of decoding, not after
         self.load_skipped: dict[str, int] = {}
         self.clips: list[list[dict]] = [self._load(src, progress, workers) for src in sources]
         empty = [str(s) for s, c in zip(sources, self.clips) if not c]

@@ -78,18 +78,14 @@ class ClipDataModule(pl.LightningDataModule):
         self.cache_train = cache_train
         if balance_by is not None and not cache_train:
             raise ValueError("balance_by needs cache_train: true (streamed shards are sampled uniformly)")
-        if cache_train:  # checked now, not after minutes of decoding the cache
-            from mineclip.data.cache import check_balance
-
-            check_balance(balance_by, balance_power)
-        self.balance_by = balance_by
-        self.balance_power = balance_power
         if text_dropout_rare is not None and not cache_train:
             raise ValueError("text_dropout_rare needs cache_train: true (its word counts are of the cached captions)")
-        if text_dropout_rare is not None:  # checked now, not after minutes of decoding the cache
-            from mineclip.data.augment import check_text_dropout_rare
+        if cache_train:  # the cache's checks, now rather than when the cache is made in setup
+            from mineclip.data.cache import check_cache_settings
 
-            check_text_dropout_rare(text_dropout_rare)
+            check_cache_settings(balance_by, balance_power, text_dropout_rare)
+        self.balance_by = balance_by
+        self.balance_power = balance_power
         self.text_dropout = text_dropout
         self.text_dropout_rare = text_dropout_rare
         self._cached = None
