@@ -101,6 +101,9 @@ def test_balance_by_event_draws_a_rare_event_as_often_as_the_power_says(tmp_path
         ClipDataModule(train_urls=str(tmp_path / "train"), cache_train=True, balance_by="meta.event", balance_power=-1)
     with pytest.raises(ValueError, match="balance_power"):
         CachedClips([str(tmp_path / "no-such-shards")], balance_by="meta.event", balance_power=-1, **kw)
+    with pytest.raises(ValueError, match="balance_power"):  # NaN is no power either
+        ClipDataModule(train_urls=str(tmp_path / "train"), cache_train=True, balance_by="meta.event",
+                       balance_power=float("nan"))
 
 
 @pytest.mark.parametrize("crop_scale", [(1.0, 1.0), (0.5, 1.0)])
