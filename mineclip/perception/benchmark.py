@@ -236,7 +236,7 @@ def run_judges(s: JudgeSettings) -> dict:
     from mineclip.tasks.negatives import negatives_for
 
     from .head import load_head, supports
-    from .judge import compare, score_trajectories, whole_scores, write_abstained
+    from .judge import JUDGES, compare, mean_intervals, score_trajectories, whole_scores, write_abstained
 
     t0 = time.time()
     rm = RewardModel.load(s.model)
@@ -259,7 +259,9 @@ def run_judges(s: JudgeSettings) -> dict:
         for kind in ("programmatic", "creative"):
             ids = [t for t in tasks if _kind(t) == kind]
             if ids:
-                entry["by_kind"][kind] = {j: float(np.mean([tasks[t][f"{j}_f1"] for t in ids])) for j in ("whole", "factored")}
+                entry["by_kind"][kind] = {j: float(np.mean([tasks[t][f"{j}_f1"] for t in ids])) for j in JUDGES}
+                entry["by_kind"][kind].update({f"{j}_interval": v for j, v in
+                                               mean_intervals({t: tasks[t] for t in ids}).items()})
                 entry["by_kind"][kind]["tasks"] = len(ids)
         if name == "context":
             entry["abstained_file"] = str(path.with_name("abstained.jsonl"))

@@ -30,6 +30,9 @@ from .conditions import Condition, conditions_of
 from .percipient import band_for, decide
 
 
+JUDGES = ("whole", "factored")  # the whole-prompt judge and the judge by conditions (Verdict's fields)
+
+
 @dataclass
 class Verdict:
     """One trajectory under both judges."""
@@ -146,25 +149,40 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
 
 
 def compare(verdicts: list[Verdict]) -> dict[str, dict]:
-    """Per task: F1 of the whole-prompt and the factored judge (K-means per task), the factored
-    judge's F1 on the trajectories it does not abstain on, its abstain rate, and what failed."""
+    """Per task: F1 of the whole-prompt and the factored judge (K-means per task) with their 95%
+    bootstrap intervals (`mineclip.evaluate.bootstrap`, seeded by the task's name as the eval stage's
+    are: both judges are judged on the same resamples), the factored judge's F1 on the trajectories it
+    does not abstain on, its abstain rate, what failed, and the scores and labels (`mean_intervals`)."""
     from collections import Counter
 
+    from mineclip.evaluate.bootstrap import f1_interval
     from mineclip.evaluate.judge import binary_metrics, judge
 
     out = {}
     for task in dict.fromkeys(v.task for v in verdicts):
         vs = [v for v in verdicts if v.task == task]
         labels = [v.label for v in vs]
-        whole = judge([v.whole for v in vs], labels)
-        fact = judge([v.factored for v in vs], labels)
+        scores = {j: [getattr(v, j) for v in vs] for j in JUDGES}
+        whole, fact = (judge(scores[j], labels) for j in JUDGES)
         kept = [i for i, v in enumerate(vs) if not v.abstain]
         decided = binary_metrics([labels[i] for i in kept], [fact.preds[i] for i in kept]) if kept else None
         failed = Counter(v.failed for v, p in zip(vs, fact.preds) if p == 0)
         out[task] = {"n": len(vs), "conditions": vs[0].conditions, "whole_f1": whole.metrics["f1"],
-                     "factored_f1": fact.metrics["f1"], "decided_f1": decided["f1"] if decided else None,
-                     "abstain": 1 - len(kept) / len(vs), "failed": dict(failed)}
+                     "factored_f1": fact.metrics["f1"],
+                     **{f"{j}_f1_interval": f1_interval(scores[j], labels, task) for j in JUDGES},
+                     "decided_f1": decided["f1"] if decided else None,
+                     "abstain": 1 - len(kept) / len(vs), "failed": dict(failed),
+                     "labels": labels, **{f"{j}_scores": scores[j] for j in JUDGES}}
     return out
+
+
+def mean_intervals(tasks: dict[str, dict]) -> dict[str, list[float] | None]:
+    """95% bootstrap intervals of both judges' mean F1 over `tasks` (entries of `compare`), the tasks
+    resampled independently as the evaluation's means are (`bootstrap.mean_f1_interval`)."""
+    from mineclip.evaluate.bootstrap import mean_f1_interval
+
+    return {j: mean_f1_interval({t: {"scores": e[f"{j}_scores"], "labels": e["labels"]} for t, e in tasks.items()})
+            for j in JUDGES}
 
 
 def write_abstained(verdicts: list[Verdict], path: str | Path) -> int:

@@ -9,21 +9,29 @@ import time
 from pathlib import Path
 
 
+def with_interval(value: float, interval: list[float] | None) -> str:
+    """0.85 [0.79, 0.90]: a F1 and its 95% bootstrap interval, when there is one."""
+    return f"{value:.2f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
+
+
 def judge_table(judges: dict) -> str:
-    """Markdown: mean F1 per set and kind for both judges, then per context task."""
-    lines = ["| set | kind | tasks | whole-prompt F1 | factored F1 |", "|---|---|---|---|---|"]
+    """Markdown: mean F1 per set and kind for both judges, then per context task, each with its 95%
+    bootstrap interval."""
+    lines = ["| set | kind | tasks | whole-prompt F1 [95%] | factored F1 [95%] |", "|---|---|---|---|---|"]
     for name, entry in judges["sets"].items():
         for kind, row in entry["by_kind"].items():
-            lines.append(f"| {name} | {kind} | {row['tasks']} | {row['whole']:.2f} | {row['factored']:.2f} |")
+            whole, factored = (with_interval(row[j], row.get(f"{j}_interval")) for j in ("whole", "factored"))
+            lines.append(f"| {name} | {kind} | {row['tasks']} | {whole} | {factored} |")
     ctx = judges["sets"].get("context")
     if ctx:
-        lines += ["", ("| context task | conditions | whole F1 | factored F1 | F1 where decided | abstained | "
-                       "failed (weakest condition) |"), "|---|---|---|---|---|---|---|"]
+        lines += ["", ("| context task | conditions | whole F1 [95%] | factored F1 [95%] | F1 where decided | "
+                       "abstained | failed (weakest condition) |"), "|---|---|---|---|---|---|---|"]
         for task, t in ctx["tasks"].items():
             decided = "-" if t["decided_f1"] is None else f"{t['decided_f1']:.2f}"
             failed = ", ".join(f"{k} {v}" for k, v in sorted(t["failed"].items(), key=lambda kv: -kv[1]))
-            lines.append(f"| {task} | {len(t['conditions'])} | {t['whole_f1']:.2f} | {t['factored_f1']:.2f} | "
-                         f"{decided} | {t['abstain']:.0%} | {failed} |")
+            whole, factored = (with_interval(t[f"{j}_f1"], t.get(f"{j}_f1_interval")) for j in ("whole", "factored"))
+            lines.append(f"| {task} | {len(t['conditions'])} | {whole} | {factored} | {decided} | {t['abstain']:.0%} | "
+                         f"{failed} |")
         lines.append(f"\n{ctx['abstained']} abstained context trajectories in {ctx['abstained_file']} "
                      "(`mineclip label FILE --labels OUT.jsonl` serves them to people)")
     return "\n".join(lines)
@@ -70,6 +78,8 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
     (report / "perception.json").write_text(json.dumps({"thresholds": thresholds, "judges": judges}, indent=1) + "\n")
     ctx = judges["sets"]["context"]["by_kind"].get("programmatic", {})
     return {"report": str(report / "perception.md"), "context_whole_f1": ctx.get("whole"),
-            "context_factored_f1": ctx.get("factored"), "context_abstain": judges["sets"]["context"]["abstain"],
+            "context_factored_f1": ctx.get("factored"), "context_whole_interval": ctx.get("whole_interval"),
+            "context_factored_interval": ctx.get("factored_interval"),
+            "context_abstain": judges["sets"]["context"]["abstain"],
             "calibrated": calibrated, "head": None if head is None else head.kinds + head.states,
             "judge_seconds": judges["seconds"], "total_seconds": time.time() - t0}

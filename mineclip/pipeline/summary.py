@@ -67,9 +67,13 @@ def _perception_line(run: Path) -> str | None:
     record = stage_record(run, "perception") or {}
     if record.get("context_factored_f1") is None:
         return None
-    return (f"context tasks (MP5): F1 x 100 judged by conditions {100 * record['context_factored_f1']:.1f}, "
-            f"whole prompt {100 * record['context_whole_f1']:.1f}, abstained {100 * record['context_abstain']:.0f}% "
-            f"({record['report']})")
+    def f1(judge: str) -> str:
+        interval = record.get(f"context_{judge}_interval")  # runs before 2026-11-28 recorded none
+        return f"{100 * record[f'context_{judge}_f1']:.1f}" + (
+            f" [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]" if interval else "")
+
+    return (f"context tasks (MP5): F1 x 100 judged by conditions {f1('factored')}, whole prompt {f1('whole')}, "
+            f"abstained {100 * record['context_abstain']:.0f}% ({record['report']})")
 
 
 def _host_note(run: Path) -> str:

@@ -3,16 +3,20 @@ reports the weakest condition, abstains where a condition is unsure, exports wha
 
 import json
 
+import numpy as np
 import pytest
 from helpers.models import make_micro
 
 from mineclip.evaluate.trajectories import read_labels
 from mineclip.perception.judge import (
+    Verdict,
     compare,
+    mean_intervals,
     score_trajectories,
     task_conditions,
     write_abstained,
 )
+from mineclip.perception.report import judge_table
 from mineclip.play.evalset import EvalsetSettings, record_evalset
 from mineclip.reward import RewardModel
 
@@ -49,6 +53,8 @@ def test_factored_judge_reports_the_weakest_condition_and_abstains_where_unsure(
     assert cow.failed in ("creature:cow", "time:day") and cow.abstain and cow.unsure == ["time:day"]
     table = compare(verdicts)
     assert table["find_cow_day"]["abstain"] == 1.0 and table["harvest_wood"]["abstain"] == 0.0
+    for t in table.values():  # one success and one failure: every resample is the set itself
+        assert t["whole_f1_interval"] == [t["whole_f1"]] * 2 and t["factored_f1_interval"] == [t["factored_f1"]] * 2
     assert write_abstained(verdicts, folder / "abstained.jsonl") == 2
     lines = [json.loads(x) for x in (folder / "abstained.jsonl").read_text().splitlines()]
     assert {x["task_id"] for x in lines} == {"find_cow_day"} and "abstained" in lines[0]
@@ -79,3 +85,31 @@ def test_prompt_only_tasks_can_take_their_scores_from_the_evaluation_of_the_same
         assert a.whole == pytest.approx(b.whole, abs=1e-6) and a.factored == pytest.approx(b.factored, abs=1e-6)
     with pytest.raises(ValueError, match="not"):
         whole_scores(tmp_path / "report" / "metrics.json", str(artifact), folder / "evalset.jsonl", "suite")
+
+
+def _verdicts(task, successes, failures, factored_shift=0.0):
+    return [Verdict(f"{task}-{i}", task, label, score, score + factored_shift, ["prompt"], [score])
+            for i, (label, score) in enumerate([(1, x) for x in successes] + [(0, x) for x in failures])]
+
+
+def test_both_judges_f1_come_with_bootstrap_intervals_per_task_and_for_the_mean():
+    rng = np.random.default_rng(0)
+    apart = _verdicts("find_sand", rng.normal(1.0, 0.1, 30), rng.normal(0.0, 0.1, 30))  # always told apart
+    mixed = _verdicts("find_cow_day", rng.normal(0.6, 0.3, 30), rng.normal(0.4, 0.3, 30))  # often not
+    table = compare(apart + mixed)
+    assert table["find_sand"]["whole_f1"] == 1.0 and table["find_sand"]["whole_f1_interval"] == [1.0, 1.0]
+    lo, hi = table["find_cow_day"]["whole_f1_interval"]
+    assert lo < table["find_cow_day"]["whole_f1"] < hi and hi - lo > 0.1  # 30 + 30 trajectories do not pin it down
+    assert table["find_cow_day"]["factored_f1_interval"] == [lo, hi]  # the same scores, the same resamples
+    means = mean_intervals(table)
+    mean = (table["find_sand"]["whole_f1"] + table["find_cow_day"]["whole_f1"]) / 2
+    # find_sand's replicates are all 1 and find_cow_day's the same as for its own interval (seeded by its name)
+    assert means["whole"] == pytest.approx([(1 + lo) / 2, (1 + hi) / 2])
+    assert means["whole"][0] < mean < means["whole"][1]
+    assert means["factored"] == means["whole"]
+    by_kind = {"programmatic": {"tasks": 2, "whole": mean, "factored": mean, "whole_interval": means["whole"],
+                                "factored_interval": means["factored"]}}
+    text = judge_table({"sets": {"context": {"by_kind": by_kind, "tasks": table, "abstained": 0,
+                                             "abstained_file": "abstained.jsonl"}}})
+    assert f"[{lo:.2f}, {hi:.2f}]" in text and f"[{means['whole'][0]:.2f}, {means['whole'][1]:.2f}]" in text
+    assert "| find_sand | 1 | 1.00 [1.00, 1.00] | 1.00 [1.00, 1.00] |" in text

@@ -26,11 +26,15 @@ def test_the_stage_fits_thresholds_judges_the_context_tasks_and_writes_the_repor
     record = stage_perception(run, preset, 1)
     assert (run / "artifact" / "perception.json").is_file() and (run / "report" / "perception.md").is_file()
     assert 0.0 <= record["context_factored_f1"] <= 1.0 and record["context_whole_f1"] is not None
+    lo, hi = record["context_factored_interval"]
+    assert 0.0 <= lo <= record["context_factored_f1"] <= hi <= 1.0 and len(record["context_whole_interval"]) == 2
     text = (run / "report" / "perception.md").read_text()
     assert "| context | programmatic | 1 |" in text and "find_cow_day" in text
     (run / "stages").mkdir()
     (run / "stages" / "perception.json").write_text(json.dumps(record))
     assert _perception_line(run).startswith("context tasks (MP5): F1 x 100 judged by conditions")
+    f1 = f"{100 * record['context_factored_f1']:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    assert f"judged by conditions {f1}," in _perception_line(run)
 
 
 def test_a_model_whose_patches_are_tiles_gets_the_percipients_head_saved_with_the_artifact(tmp_path):
