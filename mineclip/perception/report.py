@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+from .judge import JUDGES
+
 
 def with_interval(value: float, interval: list[float] | None) -> str:
     """0.85 [0.79, 0.90]: a F1 and its 95% bootstrap interval, when there is one."""
@@ -20,7 +22,7 @@ def judge_table(judges: dict) -> str:
     lines = ["| set | kind | tasks | whole-prompt F1 [95%] | factored F1 [95%] |", "|---|---|---|---|---|"]
     for name, entry in judges["sets"].items():
         for kind, row in entry["by_kind"].items():
-            whole, factored = (with_interval(row[j], row.get(f"{j}_interval")) for j in ("whole", "factored"))
+            whole, factored = (with_interval(row[j], row.get(f"{j}_interval")) for j in JUDGES)
             lines.append(f"| {name} | {kind} | {row['tasks']} | {whole} | {factored} |")
     ctx = judges["sets"].get("context")
     if ctx:
@@ -29,7 +31,7 @@ def judge_table(judges: dict) -> str:
         for task, t in ctx["tasks"].items():
             decided = "-" if t["decided_f1"] is None else f"{t['decided_f1']:.2f}"
             failed = ", ".join(f"{k} {v}" for k, v in sorted(t["failed"].items(), key=lambda kv: -kv[1]))
-            whole, factored = (with_interval(t[f"{j}_f1"], t.get(f"{j}_f1_interval")) for j in ("whole", "factored"))
+            whole, factored = (with_interval(t[f"{j}_f1"], t.get(f"{j}_f1_interval")) for j in JUDGES)
             lines.append(f"| {task} | {len(t['conditions'])} | {whole} | {factored} | {decided} | {t['abstain']:.0%} | "
                          f"{failed} |")
         lines.append(f"\n{ctx['abstained']} abstained context trajectories in {ctx['abstained_file']} "

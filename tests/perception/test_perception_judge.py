@@ -87,8 +87,9 @@ def test_prompt_only_tasks_can_take_their_scores_from_the_evaluation_of_the_same
         whole_scores(tmp_path / "report" / "metrics.json", str(artifact), folder / "evalset.jsonl", "suite")
 
 
-def _verdicts(task, successes, failures, factored_shift=0.0):
-    return [Verdict(f"{task}-{i}", task, label, score, score + factored_shift, ["prompt"], [score])
+def _verdicts(task, successes, failures):
+    """A prompt-only task's verdicts: both judges score it the same."""
+    return [Verdict(f"{task}-{i}", task, label, score, score, ["prompt"], [score])
             for i, (label, score) in enumerate([(1, x) for x in successes] + [(0, x) for x in failures])]
 
 
