@@ -67,10 +67,11 @@ def _perception_line(run: Path) -> str | None:
     record = stage_record(run, "perception") or {}
     if record.get("context_factored_f1") is None:
         return None
+    from mineclip.evaluate.report import format_interval
+
     def f1(judge: str) -> str:
         interval = record.get(f"context_{judge}_interval")  # runs before 2026-11-28 recorded none
-        return f"{100 * record[f'context_{judge}_f1']:.1f}" + (
-            f" [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]" if interval else "")
+        return f"{100 * record[f'context_{judge}_f1']:.1f}" + (f" {format_interval(interval)}" if interval else "")
 
     return (f"context tasks (MP5): F1 x 100 judged by conditions {f1('factored')}, whole prompt {f1('whole')}, "
             f"abstained {100 * record['context_abstain']:.0f}% ({record['report']})")
