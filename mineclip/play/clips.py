@@ -20,6 +20,7 @@ import numpy as np
 
 from .narrate import narrate_episode
 from .record import run_episode, worker_pool
+from mineclip.sim.labels import encode_frames
 from mineclip.tasks.registry import list_tasks
 from mineclip.tasks.seeds import world_seeds
 
@@ -50,7 +51,8 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
             ext, payload = encode_clip(frames, job["encoding"], 8)
         meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
                 "start": int(start), "event": main, "says": list(says), "holds": list(true),
-                "label": rec["label"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}"}
+                "label": rec["label"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
+                "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]])}  # what each frame shows
         out.append((ext, payload, text, meta))
     return out
 

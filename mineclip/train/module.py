@@ -22,6 +22,7 @@ from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
+from .readout import FrameReadout, readout_loss
 from .optim import (
     BETAS,
     EPS,
@@ -94,6 +95,10 @@ class MineCLIPModule(pl.LightningModule):
     "a cow nearby" from "a zombie is coming" on the same clip. "events": the event the caption states
     is swapped instead, for one another clip of the batch shows ("crafting a wooden sword" ->
     "crafting a wooden pickaxe").
+    frame_readout: weight of an auxiliary loss (0: off): a linear read-out of each frame's feature
+    predicts what the simulator says the frame shows (kinds in view and next to the player, day,
+    the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
+    (`mineclip play clips` writes it); the read-out is not part of the model or its exports.
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
     once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
@@ -117,6 +122,7 @@ class MineCLIPModule(pl.LightningModule):
         positives: str = "caption",
         gather_with_grad: bool = True,
         minimal_pairs: str = "none",
+        frame_readout: float = 0.0,
         compile: bool = False,
     ):
         super().__init__()
@@ -136,6 +142,10 @@ class MineCLIPModule(pl.LightningModule):
         if minimal_pairs not in ("none", *MINIMAL_PAIR_MODES):
             raise ValueError(f"minimal_pairs must be 'none' or one of {MINIMAL_PAIR_MODES}, got {minimal_pairs!r}")
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
+        if not frame_readout >= 0:
+            raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
+        # built after the model, and only when used: the model's initial weights stay those of its seed
+        self.readout = FrameReadout(config.embed_dim) if frame_readout > 0 else None
         self.skipped: Counter = Counter()
         self.best_metrics: dict[str, float] = {}
         self._val_outputs: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
@@ -183,25 +193,31 @@ class MineCLIPModule(pl.LightningModule):
 
     def configure_optimizers(self):
         optimizer = build_optimizer(self.model, self.optim_settings, self.pretrained)
+        if self.readout is not None:
+            s = self.optim_settings
+            optimizer.add_param_group({"params": list(self.readout.parameters()), "names": ["readout"], "lr_scale": 1.0,
+                                       "weight_decay": 0.0, "lr": s.lr})
         total = self.hparams.total_steps or self.trainer.estimated_stepping_batches
         if not total or not math.isfinite(total):
             raise ValueError("cannot size the cosine schedule: set model.total_steps or trainer.max_steps / max_epochs")
         scheduler = build_scheduler(optimizer, int(total), self.optim_settings)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step", "frequency": 1}}
 
-    def embed(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
-        """Normalised (adapted video, text) embeddings [B, D] of a batch."""
-        video = self.model.encode_video(batch["video"])
+    def embed(self, batch: dict, video: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Normalised (adapted video, text) embeddings [B, D] of a batch (of its video features when given)."""
+        video = self.model.encode_video(batch["video"]) if video is None else video
         text = self.model.encode_text(batch["tokens"])
         return self.model.embed_pair(video, text)
 
-    def embed_with_pairs(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def embed_with_pairs(self, batch: dict, video: torch.Tensor | None = None
+                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(video, text, minimal-pair text) embeddings [B, D]: the captions and their minimal pairs
         (`minimal_pairs`) go through the text tower together."""
         rng = random.Random(torch.initial_seed() * 1_000_003 + self.global_step * 1009 + self.global_rank)
         pairs = make_minimal_pairs(batch["text"], batch["meta"], rng, self.hparams.minimal_pairs)
         tokens = torch.cat([batch["tokens"], tokenize(pairs, self.model.config.text.context_length).to(batch["tokens"].device)])
-        video, text = self.model.embed_pair(self.model.encode_video(batch["video"]), self.model.encode_text(tokens))
+        video = self.model.encode_video(batch["video"]) if video is None else video
+        video, text = self.model.embed_pair(video, self.model.encode_text(tokens))
         b = len(video)
         return video, text[:b], text[b:]
 
@@ -231,16 +247,23 @@ class MineCLIPModule(pl.LightningModule):
         # texts per step: the captions, and with minimal pairs as many again
         texts = len(batch["tokens"]) * (1 if self.hparams.minimal_pairs == "none" else 2)
         self._batch_shape = (*batch["video"].shape[:2], int(trim_padding(batch["tokens"]).shape[1]), texts)
-        hard = None
+        hard = video = aux = None
+        if self.readout is not None:  # the frame features feed both the aggregator and the read-out
+            frames = self.model.encode_frames(batch["video"])
+            video = self.model.aggregate(frames)
+            aux = readout_loss(self.readout, frames, batch["meta"])
         if self.hparams.minimal_pairs != "none":
-            v, t, hard = self.embed_with_pairs(batch)
+            v, t, hard = self.embed_with_pairs(batch, video)
         else:
-            v, t = self.embed(batch)
+            v, t = self.embed(batch, video)
         out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch), facts=self.facts(batch),
                            hard_text=hard)
         loss = out["loss"]
-        self._check_finite(loss, batch_idx)
         b = len(v)
+        if aux is not None:
+            self.log("train/readout_loss", aux, batch_size=b)
+            loss = loss + self.hparams.frame_readout * aux
+        self._check_finite(loss, batch_idx)
         self.log("train/loss", loss, prog_bar=True, batch_size=b, sync_dist=False)
         self.log("train/R@1_in_batch", self._in_batch_r1(out), batch_size=b)
         self.log("train/logit_scale", self.logit_scale().detach().exp(), batch_size=b)

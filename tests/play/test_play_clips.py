@@ -84,4 +84,7 @@ def test_clips_command_writes_narrated_shards(tmp_path):
     assert manifest["total"] == 12
     with tarfile.open(out / "train-000000.tar") as tf:
         texts = [tf.extractfile(m).read().decode() for m in tf.getmembers() if m.name.endswith(".txt")]
+        metas = [json.load(tf.extractfile(m)) for m in tf.getmembers() if m.name.endswith(".json")]
     assert len(texts) == 12 and all(t.strip() for t in texts)
+    # every clip says what each of its 16 frames shows (the frame read-out's targets)
+    assert all(len(m["frame_labels"][f]) == 16 for m in metas for f in ("seen", "near", "day", "inv"))

@@ -1,0 +1,69 @@
+"""An auxiliary read-out of the frame encoder, trained on what the simulator says each frame shows.
+
+Contrastive training alone keeps what the captions name often (the time of day) and drops which
+things are in view (`bench/probe.py`, docs/quality.md): with 678 steps of a model from scratch,
+which of the judged tasks' pictures (a pool of water, a placed stone, a sword icon) a seed picks up
+first is left to chance. Clips played in the simulator carry per-frame labels
+(`mineclip.sim.labels`: kinds in view, kinds next to the player, day, the inventory bar); this
+read-out, a linear layer on each frame's feature (the frame encoder's output, before the temporal
+aggregator), predicts them, and its loss joins InfoNCE with weight `frame_readout` (MineCLIPModule).
+
+The read-out is training-only: it lives on the LightningModule, not on the model, so exports and
+the released checkpoint layout are unchanged. Clips without labels (other data) add no loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from mineclip.data.video import uniform_indices
+from mineclip.sim.labels import BINARY, ITEMS, decode_frames
+
+META_FIELD = "frame_labels"  # the clip metadata field holding `mineclip.sim.labels.encode_frames`
+
+
+class FrameReadout(nn.Module):
+    """Linear read-out of per-frame features [B, T, D] -> (binary logits, inventory counts / 9)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = nn.Linear(dim, BINARY + len(ITEMS))
+
+    def forward(self, frame_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.proj(frame_features)
+        return out[..., :BINARY], out[..., BINARY:]
+
+
+def frame_targets(metas: Sequence, num_frames: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+    """(clip rows with labels [K] long, binary [K, T, BINARY], counts [K, T, len(ITEMS)]) for the
+    `num_frames` frames a batch sampled of each clip (`uniform_indices`, as the decoder), or None
+    when no clip of the batch has labels."""
+    rows, binary, counts = [], [], []
+    for i, meta in enumerate(metas):
+        labels = meta.get(META_FIELD) if isinstance(meta, dict) else None
+        if not labels:
+            continue
+        idx = uniform_indices(len(labels["day"]), num_frames)
+        b, c = decode_frames(labels, idx)
+        rows.append(i)
+        binary.append(b)
+        counts.append(c)
+    if not rows:
+        return None
+    return torch.tensor(rows), torch.from_numpy(np.stack(binary)), torch.from_numpy(np.stack(counts))
+
+
+def readout_loss(readout: FrameReadout, frame_features: torch.Tensor, metas: Sequence) -> torch.Tensor | None:
+    """Mean binary cross-entropy of the labels plus mean squared error of the counts (/ 9) over the
+    labelled clips of a batch; None when none is labelled."""
+    targets = frame_targets(metas, frame_features.shape[1])
+    if targets is None:
+        return None
+    rows, binary, counts = (t.to(frame_features.device) for t in targets)
+    logits, predicted = readout(frame_features[rows].float())
+    return F.binary_cross_entropy_with_logits(logits, binary) + F.mse_loss(predicted, counts)
