@@ -64,7 +64,8 @@ def test_targets_follow_the_frames_a_batch_samples():
     labels = labels_for(2)
     labels["day"] = list(range(CLIP_LEN))  # not 0/1, so that which frames were taken shows
     rows, binary, counts = frame_targets([{}, {"frame_labels": labels}, {"other": 1}], NUM_FRAMES)
-    assert rows.tolist() == [1] and binary.shape == (1, NUM_FRAMES, BINARY) and counts.shape == (1, NUM_FRAMES, len(ITEMS))
+    assert rows.tolist() == [1]
+    assert binary.shape == (1, NUM_FRAMES, BINARY) and counts.shape == (1, NUM_FRAMES, len(ITEMS))
     assert binary[0, :, KINDS.index("water")].sum() == 4  # seen: water, every frame
     assert binary[0, :, len(KINDS) + KINDS.index("cow")].sum() == 4  # near: a cow
     torch.testing.assert_close(counts[0, :, ITEMS.index("drink")], torch.full((NUM_FRAMES,), 2 / 9))
