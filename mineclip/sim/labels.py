@@ -26,7 +26,6 @@ from .state import WorldState
 
 KINDS: tuple[str, ...] = (*constants.materials, "cow", "zombie", "skeleton", "plant", "arrow")
 ITEMS: tuple[str, ...] = tuple(constants.items)
-VITALS = ("health", "food", "drink", "energy")
 MAX_COUNT = 9  # the bar draws counts up to 9
 NEAR = 1  # Manhattan distance of "next to the player"
 FIELDS = ("seen", "near", "day", "inv")

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from mineclip.data.video import uniform_indices
-from mineclip.sim.labels import BINARY, ITEMS, decode_frames
+from mineclip.sim.labels import BINARY, FIELDS, ITEMS, decode_frames
 
 META_FIELD = "frame_labels"  # the clip metadata field holding `mineclip.sim.labels.encode_frames`
 
@@ -48,8 +48,10 @@ def frame_targets(metas: Sequence, num_frames: int) -> tuple[torch.Tensor, torch
         labels = meta.get(META_FIELD) if isinstance(meta, dict) else None
         if not labels:
             continue
-        idx = uniform_indices(len(labels["day"]), num_frames)
-        b, c = decode_frames(labels, idx)
+        frames = len(labels.get("day") or ()) if isinstance(labels, dict) else 0
+        if not frames:
+            raise ValueError(f"frame labels must hold {FIELDS} with one entry per frame, got {str(labels)[:200]}")
+        b, c = decode_frames(labels, uniform_indices(frames, num_frames))
         rows.append(i)
         binary.append(b)
         counts.append(c)

@@ -70,8 +70,9 @@ def test_targets_follow_the_frames_a_batch_samples():
     assert binary[0, :, len(KINDS) + KINDS.index("cow")].sum() == 4  # near: a cow
     torch.testing.assert_close(counts[0, :, ITEMS.index("drink")], torch.full((NUM_FRAMES,), 2 / 9))
     assert frame_targets([{}, {"frame_labels": None}], NUM_FRAMES) is None
-    with pytest.raises(ValueError, match="frame labels"):
-        frame_targets([{"frame_labels": {"seen": [1], "near": [0], "day": [1]}}], NUM_FRAMES)
+    for bad in ({"seen": [1], "near": [0], "day": [1]}, {"seen": [1], "near": [0]}, [1, 2]):
+        with pytest.raises(ValueError, match="frame labels must hold"):
+            frame_targets([{"frame_labels": bad}], NUM_FRAMES)
 
 
 def test_the_read_out_learns_the_labels_and_stays_out_of_the_model(tmp_path):
