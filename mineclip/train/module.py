@@ -193,10 +193,10 @@ class MineCLIPModule(pl.LightningModule):
 
     def configure_optimizers(self):
         optimizer = build_optimizer(self.model, self.optim_settings, self.pretrained)
-        if self.readout is not None:
-            s = self.optim_settings
-            optimizer.add_param_group({"params": list(self.readout.parameters()), "names": ["readout"], "lr_scale": 1.0,
-                                       "weight_decay": 0.0, "lr": s.lr})
+        if self.readout is not None:  # full LR, no weight decay; `names` one per parameter, as param_groups
+            named = list(self.readout.named_parameters())
+            optimizer.add_param_group({"params": [p for _, p in named], "names": [f"readout.{n}" for n, _ in named],
+                                       "lr_scale": 1.0, "weight_decay": 0.0, "lr": self.optim_settings.lr})
         total = self.hparams.total_steps or self.trainer.estimated_stepping_batches
         if not total or not math.isfinite(total):
             raise ValueError("cannot size the cosine schedule: set model.total_steps or trainer.max_steps / max_epochs")

@@ -87,7 +87,9 @@ def test_the_read_out_learns_the_labels_and_stays_out_of_the_model(tmp_path):
     trainer, readout = fit(module, labelled_batches(2), tmp_path, epochs=15)
     assert len(readout) == 30 and readout[-1] < 0.3 * readout[0], readout
     groups = trainer.optimizers[0].param_groups
-    assert any(p is module.readout.proj.weight for g in groups for p in g["params"])
+    readout_group = next(g for g in groups if any(p is module.readout.proj.weight for p in g["params"]))
+    assert readout_group["names"] == ["readout.proj.weight", "readout.proj.bias"]
+    assert all(len(g["names"]) == len(g["params"]) for g in groups)
 
     trainer.save_checkpoint(tmp_path / "last.ckpt")
     state = torch.load(tmp_path / "last.ckpt", weights_only=False)["state_dict"]
