@@ -22,7 +22,7 @@ from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
-from .readout import FrameReadout, readout_loss
+from .readout import LABEL_SETS, FrameReadout, readout_loss
 from .optim import (
     BETAS,
     EPS,
@@ -99,6 +99,9 @@ class MineCLIPModule(pl.LightningModule):
     predicts what the simulator says the frame shows (kinds in view and next to the player, day,
     the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
     (`mineclip play clips` writes it); the read-out is not part of the model or its exports.
+    frame_readout_labels: which labels the read-out predicts (`mineclip.train.readout.LABEL_SETS`):
+    "all", "inventory" (the bar: what the programmatic tasks' events change) or "scene" (kinds in
+    view and next to the player, day).
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
     once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
@@ -123,6 +126,7 @@ class MineCLIPModule(pl.LightningModule):
         gather_with_grad: bool = True,
         minimal_pairs: str = "none",
         frame_readout: float = 0.0,
+        frame_readout_labels: str = "all",
         compile: bool = False,
     ):
         super().__init__()
@@ -144,8 +148,10 @@ class MineCLIPModule(pl.LightningModule):
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         if not frame_readout >= 0:
             raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
+        if frame_readout_labels not in LABEL_SETS:
+            raise ValueError(f"frame_readout_labels must be one of {sorted(LABEL_SETS)}, got {frame_readout_labels!r}")
         # built after the model, and only when used: the model's initial weights stay those of its seed
-        self.readout = FrameReadout(config.embed_dim) if frame_readout > 0 else None
+        self.readout = FrameReadout(config.embed_dim, frame_readout_labels) if frame_readout > 0 else None
         self.skipped: Counter = Counter()
         self.best_metrics: dict[str, float] = {}
         self._val_outputs: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []

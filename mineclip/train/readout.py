@@ -10,6 +10,8 @@ aggregator), predicts them, and its loss joins InfoNCE with weight `frame_readou
 
 The read-out is training-only: it lives on the LightningModule, not on the model, so exports and
 the released checkpoint layout are unchanged. Clips without labels (other data) add no loss.
+Which labels it reads out is `LABEL_SETS`: all of them, the inventory bar alone (what the
+programmatic tasks' events change) or the scene alone (kinds in view and next to the player, day).
 """
 
 from __future__ import annotations
@@ -22,21 +24,34 @@ import torch.nn.functional as F
 from torch import nn
 
 from mineclip.data.video import uniform_indices
-from mineclip.sim.labels import BINARY, FIELDS, ITEMS, decode_frames
+from mineclip.sim.labels import BINARY, FIELDS, ITEMS, KINDS, decode_frames
 
 META_FIELD = "frame_labels"  # the clip metadata field holding `mineclip.sim.labels.encode_frames`
+SCENE = 2 * len(KINDS) + 1  # the binary targets' first columns: seen, near, day; then "has" per item
+# label set -> (columns of the binary targets, whether the inventory counts are read out too)
+LABEL_SETS: dict[str, tuple[slice, bool]] = {
+    "all": (slice(0, BINARY), True),
+    "inventory": (slice(SCENE, BINARY), True),
+    "scene": (slice(0, SCENE), False),
+}
 
 
 class FrameReadout(nn.Module):
-    """Linear read-out of per-frame features [B, T, D] -> (binary logits, inventory counts / 9)."""
+    """Linear read-out of per-frame features [B, T, D] -> (binary logits, inventory counts / 9 or
+    None) of one of `LABEL_SETS`."""
 
-    def __init__(self, dim: int):
+    def __init__(self, dim: int, labels: str = "all"):
         super().__init__()
-        self.proj = nn.Linear(dim, BINARY + len(ITEMS))
+        if labels not in LABEL_SETS:
+            raise ValueError(f"the frame read-out's labels are one of {sorted(LABEL_SETS)}, got {labels!r}")
+        self.labels = labels
+        self.columns, self.counts = LABEL_SETS[labels]
+        self.binary = len(range(BINARY)[self.columns])
+        self.proj = nn.Linear(dim, self.binary + (len(ITEMS) if self.counts else 0))
 
-    def forward(self, frame_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, frame_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         out = self.proj(frame_features)
-        return out[..., :BINARY], out[..., BINARY:]
+        return out[..., :self.binary], out[..., self.binary:] if self.counts else None
 
 
 def frame_targets(metas: Sequence, num_frames: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
@@ -61,11 +76,12 @@ def frame_targets(metas: Sequence, num_frames: int) -> tuple[torch.Tensor, torch
 
 
 def readout_loss(readout: FrameReadout, frame_features: torch.Tensor, metas: Sequence) -> torch.Tensor | None:
-    """Mean binary cross-entropy of the labels plus mean squared error of the counts (/ 9) over the
-    labelled clips of a batch; None when none is labelled."""
+    """Mean binary cross-entropy of the read-out's labels plus, when it reads them, the mean squared
+    error of the counts (/ 9) over the labelled clips of a batch; None when none is labelled."""
     targets = frame_targets(metas, frame_features.shape[1])
     if targets is None:
         return None
     rows, binary, counts = (t.to(frame_features.device) for t in targets)
     logits, predicted = readout(frame_features[rows].float())
-    return F.binary_cross_entropy_with_logits(logits, binary) + F.mse_loss(predicted, counts)
+    loss = F.binary_cross_entropy_with_logits(logits, binary[..., readout.columns])
+    return loss + F.mse_loss(predicted, counts) if predicted is not None else loss

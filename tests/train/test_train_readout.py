@@ -10,7 +10,7 @@ from mineclip.model.load import load_checkpoint
 from mineclip.sim.labels import BINARY, ITEMS, KINDS
 from mineclip.train.data import ReplayBatches
 from mineclip.train.module import MineCLIPModule
-from mineclip.train.readout import frame_targets
+from mineclip.train.readout import LABEL_SETS, FrameReadout, frame_targets, readout_loss
 
 from helpers.models import MICRO
 from helpers.training import CAPTIONS, NUM_FRAMES, clip_for
@@ -106,3 +106,29 @@ def test_clips_without_labels_add_no_loss_and_a_negative_weight_is_refused(tmp_p
     assert readout == []
     with pytest.raises(ValueError, match="frame_readout"):
         MineCLIPModule(MICRO, frame_readout=-1.0)
+
+
+def test_a_label_set_reads_out_only_its_columns():
+    torch.manual_seed(0)
+    frames = torch.randn(2, NUM_FRAMES, 16)
+    metas = [{"frame_labels": labels_for(0)}, {"frame_labels": labels_for(2)}]
+    rows, binary, counts = frame_targets(metas, NUM_FRAMES)
+    losses = {}
+    for labels, width in (("all", BINARY + len(ITEMS)), ("inventory", 2 * len(ITEMS)),
+                          ("scene", 2 * len(KINDS) + 1)):
+        readout = FrameReadout(16, labels)
+        assert readout.proj.out_features == width
+        logits, predicted = readout(frames)
+        assert logits.shape[-1] == len(range(BINARY)[LABEL_SETS[labels][0]])
+        assert (predicted is None) == (labels == "scene")
+        losses[labels] = readout_loss(readout, frames, metas)
+        # the loss is that of the set's columns (and the counts where the set reads them) alone
+        cols = LABEL_SETS[labels][0]
+        expected = torch.nn.functional.binary_cross_entropy_with_logits(logits, binary[..., cols])
+        if predicted is not None:
+            expected = expected + torch.nn.functional.mse_loss(predicted, counts)
+        torch.testing.assert_close(losses[labels], expected)
+    with pytest.raises(ValueError, match="frame_readout_labels"):
+        MineCLIPModule(MICRO, frame_readout=1.0, frame_readout_labels="cows")
+    with pytest.raises(ValueError, match="one of"):
+        FrameReadout(16, "cows")
