@@ -22,7 +22,7 @@ from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
-from .readout import LABEL_SETS, FrameReadout, readout_loss
+from .readout import FrameReadout, check_label_set, readout_loss
 from .optim import (
     BETAS,
     EPS,
@@ -148,8 +148,7 @@ class MineCLIPModule(pl.LightningModule):
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         if not frame_readout >= 0:
             raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
-        if frame_readout_labels not in LABEL_SETS:
-            raise ValueError(f"frame_readout_labels must be one of {sorted(LABEL_SETS)}, got {frame_readout_labels!r}")
+        check_label_set(frame_readout_labels)  # also when off, so that a typo is not silently ignored
         # built after the model, and only when used: the model's initial weights stay those of its seed
         self.readout = FrameReadout(config.embed_dim, frame_readout_labels) if frame_readout > 0 else None
         self.skipped: Counter = Counter()

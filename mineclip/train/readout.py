@@ -36,22 +36,27 @@ LABEL_SETS: dict[str, tuple[slice, bool]] = {
 }
 
 
+def check_label_set(labels: str) -> str:
+    """`labels` if it names one of `LABEL_SETS`, else ValueError."""
+    if labels not in LABEL_SETS:
+        raise ValueError(f"frame_readout_labels must be one of {sorted(LABEL_SETS)}, got {labels!r}")
+    return labels
+
+
 class FrameReadout(nn.Module):
     """Linear read-out of per-frame features [B, T, D] -> (binary logits, inventory counts / 9 or
     None) of one of `LABEL_SETS`."""
 
     def __init__(self, dim: int, labels: str = "all"):
         super().__init__()
-        if labels not in LABEL_SETS:
-            raise ValueError(f"the frame read-out's labels are one of {sorted(LABEL_SETS)}, got {labels!r}")
-        self.labels = labels
-        self.columns, self.counts = LABEL_SETS[labels]
-        self.binary = len(range(BINARY)[self.columns])
-        self.proj = nn.Linear(dim, self.binary + (len(ITEMS) if self.counts else 0))
+        self.labels = check_label_set(labels)
+        self.columns, self.reads_counts = LABEL_SETS[labels]
+        self.num_binary = len(range(BINARY)[self.columns])
+        self.proj = nn.Linear(dim, self.num_binary + (len(ITEMS) if self.reads_counts else 0))
 
     def forward(self, frame_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         out = self.proj(frame_features)
-        return out[..., :self.binary], out[..., self.binary:] if self.counts else None
+        return out[..., :self.num_binary], out[..., self.num_binary:] if self.reads_counts else None
 
 
 def frame_targets(metas: Sequence, num_frames: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:

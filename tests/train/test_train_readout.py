@@ -112,8 +112,7 @@ def test_a_label_set_reads_out_only_its_columns():
     torch.manual_seed(0)
     frames = torch.randn(2, NUM_FRAMES, 16)
     metas = [{"frame_labels": labels_for(0)}, {"frame_labels": labels_for(2)}]
-    rows, binary, counts = frame_targets(metas, NUM_FRAMES)
-    losses = {}
+    _, binary, counts = frame_targets(metas, NUM_FRAMES)
     for labels, width in (("all", BINARY + len(ITEMS)), ("inventory", 2 * len(ITEMS)),
                           ("scene", 2 * len(KINDS) + 1)):
         readout = FrameReadout(16, labels)
@@ -121,14 +120,19 @@ def test_a_label_set_reads_out_only_its_columns():
         logits, predicted = readout(frames)
         assert logits.shape[-1] == len(range(BINARY)[LABEL_SETS[labels][0]])
         assert (predicted is None) == (labels == "scene")
-        losses[labels] = readout_loss(readout, frames, metas)
         # the loss is that of the set's columns (and the counts where the set reads them) alone
         cols = LABEL_SETS[labels][0]
         expected = torch.nn.functional.binary_cross_entropy_with_logits(logits, binary[..., cols])
         if predicted is not None:
             expected = expected + torch.nn.functional.mse_loss(predicted, counts)
-        torch.testing.assert_close(losses[labels], expected)
-    with pytest.raises(ValueError, match="frame_readout_labels"):
-        MineCLIPModule(MICRO, frame_readout=1.0, frame_readout_labels="cows")
-    with pytest.raises(ValueError, match="one of"):
+        torch.testing.assert_close(readout_loss(readout, frames, metas), expected)
+        # what is in view moves the loss of the sets that read the scene, and only theirs
+        everything_in_view = [{"frame_labels": {**m["frame_labels"], "seen": [(1 << len(KINDS)) - 1] * CLIP_LEN}}
+                          for m in metas]
+        moved = not torch.allclose(readout_loss(readout, frames, everything_in_view), expected)
+        assert moved == (labels != "inventory")
+    for weight in (0.0, 1.0):  # a typo is an error whether or not the read-out is on
+        with pytest.raises(ValueError, match="frame_readout_labels must be one of"):
+            MineCLIPModule(MICRO, frame_readout=weight, frame_readout_labels="cows")
+    with pytest.raises(ValueError, match="frame_readout_labels must be one of"):
         FrameReadout(16, "cows")
