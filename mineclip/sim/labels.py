@@ -29,7 +29,8 @@ ITEMS: tuple[str, ...] = tuple(constants.items)
 MAX_COUNT = 9  # the bar draws counts up to 9
 NEAR = 1  # Manhattan distance of "next to the player"
 FIELDS = ("seen", "near", "day", "inv")
-BINARY = 2 * len(KINDS) + 1 + len(ITEMS)  # seen, near, day, and "has at least one" of each item
+SCENE_BITS = 2 * len(KINDS) + 1  # the binary targets' first columns: seen, near, day
+BINARY = SCENE_BITS + len(ITEMS)  # then "has at least one" of each item
 
 
 def _bits(kinds) -> int:

@@ -24,15 +24,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from mineclip.data.video import uniform_indices
-from mineclip.sim.labels import BINARY, FIELDS, ITEMS, KINDS, decode_frames
+from mineclip.sim.labels import BINARY, FIELDS, ITEMS, SCENE_BITS, decode_frames
 
 META_FIELD = "frame_labels"  # the clip metadata field holding `mineclip.sim.labels.encode_frames`
-SCENE = 2 * len(KINDS) + 1  # the binary targets' first columns: seen, near, day; then "has" per item
 # label set -> (columns of the binary targets, whether the inventory counts are read out too)
 LABEL_SETS: dict[str, tuple[slice, bool]] = {
     "all": (slice(0, BINARY), True),
-    "inventory": (slice(SCENE, BINARY), True),
-    "scene": (slice(0, SCENE), False),
+    "inventory": (slice(SCENE_BITS, BINARY), True),
+    "scene": (slice(0, SCENE_BITS), False),
 }
 
 

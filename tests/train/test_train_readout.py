@@ -128,7 +128,7 @@ def test_a_label_set_reads_out_only_its_columns():
         torch.testing.assert_close(readout_loss(readout, frames, metas), expected)
         # what is in view moves the loss of the sets that read the scene, and only theirs
         everything_in_view = [{"frame_labels": {**m["frame_labels"], "seen": [(1 << len(KINDS)) - 1] * CLIP_LEN}}
-                          for m in metas]
+                              for m in metas]
         moved = not torch.allclose(readout_loss(readout, frames, everything_in_view), expected)
         assert moved == (labels != "inventory")
     for weight in (0.0, 1.0):  # a typo is an error whether or not the read-out is on
