@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         run_judges,
     )
     from mineclip.perception.report import judge_table
+    from mineclip.reward import MODES
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="runs/default/artifact", help="the artifact directory")
@@ -108,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the pipeline's evaluation set (\"\": only the context tasks)")
     p.add_argument("--context-dir", default="runs/default/evalset/context",
                    help="where the context tasks' labelled set is recorded (once) and read")
+    p.add_argument("--mode", default="direct", choices=MODES,
+                   help="the reward formula whose mean step reward both judges score (the pipeline's preset "
+                        "says which it judges with: `eval.mode`)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
     if not Path(a.model).is_dir():
@@ -121,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
         progress=not a.json))
     judges = None if a.no_judge else run_judges(JudgeSettings(
-        a.model, a.labels or None, a.context_dir, a.per_label, context_purpose=a.context_purpose, tasks=tasks,
-        head=not a.no_head, progress=not a.json))
+        a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
+        tasks=tasks, head=not a.no_head, progress=not a.json))
     if a.json:
         out = summary(result) if result else {"seconds": {}}
         if judges:

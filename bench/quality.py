@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 from mineclip.evaluate.judge import TASK_FLOOR as FLOOR  # no task of a run below this F1 (issue 30)
+from mineclip.reward import MODES
 
 TARGETS = {"programmatic": 0.90, "creative": 0.80}
 
@@ -185,25 +186,31 @@ def spread(runs: dict[str, dict], floor: float = FLOOR) -> str:
     return "\n".join(out)
 
 
-def paper_negatives(run: Path) -> dict:
-    """The run's judgement with the paper's negatives (the suite's other task prompts only), beside
-    the pipeline's (which adds the narrator's event-free captions): the run's own metrics when it
-    was judged so, else one more `mineclip eval` of its artifact into <run>/report-suite-negatives."""
+def rejudged(run: Path, negatives: str | None = None, mode: str | None = None) -> dict:
+    """The run's judgement with other `negatives` and/or another reward `mode` (None: the run's own):
+    the run's own metrics when it was judged so, else one more `mineclip eval` of its artifact into
+    <run>/report-<negatives>-negatives (or -<mode>, or both), kept for the next call."""
     metrics = json.loads((run / "report" / "metrics.json").read_text())
-    if metrics["settings"].get("negatives", "suite") == "suite":
+    st = metrics["settings"]
+    negatives, mode = negatives or st.get("negatives", "suite"), mode or st.get("mode", "direct")
+    if (negatives, mode) == (st.get("negatives", "suite"), st.get("mode", "direct")):
         return metrics
-    out = run / "report-suite-negatives"
+    parts = ([f"{negatives}-negatives"] if negatives != st.get("negatives", "suite") else []) + (
+        [mode] if mode != st.get("mode", "direct") else [])
+    out = run / f"report-{'-'.join(parts)}"
     if (out / "metrics.json").is_file():
         return json.loads((out / "metrics.json").read_text())
     from mineclip.evaluate.run import EvalError, EvalSettings, evaluate
 
-    labels = Path(metrics["settings"]["labels"])
+    labels = Path(st["labels"])
     local = run / "evalset" / labels.name  # the run folder's own copy, should the run have moved
     try:
         return evaluate(EvalSettings(model=str(run / "artifact"), labels=str(local if local.is_file() else labels),
-                                     out=str(out), negatives="suite", untrained=False, progress=False)).metrics
+                                     out=str(out), negatives=negatives, mode=mode, untrained=False,
+                                     progress=False)).metrics
     except EvalError as e:
-        raise SystemExit(f"bench/quality.py: evaluating {run / 'artifact'} with the paper's negatives failed: {e}")
+        raise SystemExit(f"bench/quality.py: judging {run / 'artifact'} (negatives {negatives}, {mode} reward) "
+                         f"failed: {e}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="leave out the stage of MP5's context tasks (the tables here do not read it)")
     ap.add_argument("--no-paper-negatives", action="store_true",
                     help="skip the judgement with the paper's negatives (it evaluates each run's artifact again)")
+    ap.add_argument("--also-mode", choices=MODES, default=None,
+                    help="also judge each run with this reward formula, its negatives unchanged (one more "
+                         "evaluation of each run's artifact), and print that spread beside")
     args = ap.parse_args(argv)
     runs = [Path(r) for r in (args.run or ["runs/default"])]
     if args.seeds is not None and args.seed:
@@ -272,12 +282,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     metrics = {str(run): json.loads((run / "report" / "metrics.json").read_text()) for run in todo}
     first = next(iter(metrics.values()))
-    negatives = first["settings"].get("negatives", "suite")
-    print(f"negatives: {negatives} ({first['settings'].get('negatives_source', '')})")
+    negatives, mode = first["settings"].get("negatives", "suite"), first["settings"].get("mode", "direct")
+    print(f"negatives: {negatives} ({first['settings'].get('negatives_source', '')}); reward: {mode}")
     print(table(first))
     print()
     print(band_table(first))
-    paper = ({name: paper_negatives(Path(name)) for name in metrics}
+    paper = ({name: rejudged(Path(name), negatives="suite") for name in metrics}
              if negatives != "suite" and not args.no_paper_negatives else None)
     if paper:
         means = kind_means(next(iter(paper.values())))
@@ -289,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         if paper:
             print("\nthe same runs judged with the paper's negatives:")
             print(spread(paper))
+    if args.also_mode and args.also_mode != mode:
+        other = {name: rejudged(Path(name), mode=args.also_mode) for name in metrics}
+        print(f"\nthe same runs judged with the {args.also_mode} reward:")
+        print(spread(other) if len(other) > 1 else ", ".join(
+            f"{k} {v:.3f}" for k, v in kind_means(next(iter(other.values()))).items()))
     return 0
 
 

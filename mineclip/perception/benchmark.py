@@ -182,6 +182,7 @@ class JudgeSettings:
     context_dir: str = "runs/default/evalset/context"
     per_label: int = 10  # successes and failures per context task, on held-out worlds
     negatives: str = "scene"  # the pipeline's policy, for prompts judged whole
+    mode: str = "direct"  # the reward formula both judges' scores average (the pipeline's preset says which)
     tasks: list[str] = field(default_factory=list)  # context task ids; [] = every mp5-context task
     workers: int = 2
     progress: bool = True
@@ -250,9 +251,9 @@ def run_judges(s: JudgeSettings) -> dict:
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
         reuse = s.evaluation and name == "pipeline"
-        known = whole_scores(s.evaluation, s.model, str(path), s.negatives) if reuse else None
+        known = whole_scores(s.evaluation, s.model, str(path), s.negatives, s.mode) if reuse else None
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,
-                                                s.progress, head, known)
+                                                s.progress, head, known, s.mode)
         tasks = compare(verdicts)
         entry = {"labels": str(path), "tasks": tasks, "problems": problems, "by_kind": {},
                  "abstain": float(np.mean([v.abstain for v in verdicts]))}

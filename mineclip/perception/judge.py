@@ -75,16 +75,18 @@ def prompt_only(conds: list) -> bool:
     return [key for key, *_ in conds] == ["prompt"]
 
 
-def whole_scores(metrics_path: str | Path, model: str, labels: str, negatives: str) -> dict[str, float]:
+def whole_scores(metrics_path: str | Path, model: str, labels: str, negatives: str,
+                 mode: str = "direct") -> dict[str, float]:
     """Each trajectory's whole-prompt score (the mean step reward) in an evaluation's metrics.json
-    (`eval.py`, the pipeline's eval stage), which must have judged `model` on `labels` under `negatives`."""
+    (`eval.py`, the pipeline's eval stage), which must have judged `model` on `labels` under `negatives`
+    with the `mode` reward."""
     metrics = json.loads(Path(metrics_path).read_text())
     st = metrics["settings"]
     same = (Path(st["model"]).resolve() == Path(model).resolve() and st["label_files"] == [str(Path(labels).resolve())]
-            and st["negatives"] == negatives and st["mode"] == "direct")
+            and st["negatives"] == negatives and st["mode"] == mode)
     if not same:
         raise ValueError(f"{metrics_path} judged {st['model']} on {st['label_files']} (negatives {st['negatives']}, "
-                         f"{st['mode']} reward), not {model} on {labels} (negatives {negatives}, direct reward)")
+                         f"{st['mode']} reward), not {model} on {labels} (negatives {negatives}, {mode} reward)")
     return {tid: float(score) for entry in metrics["models"][st["models"][0]].values()
             for tid, score in zip(entry["ids"], entry["rules"]["mean"]["kmeans"]["scores"])}
 
@@ -108,11 +110,13 @@ def task_reward(rm, task_id: str, negatives_for: Callable[[str], list[str]], hea
 
 
 def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False,
-                       head=None, known: dict[str, float] | None = None) -> tuple[list[Verdict], list]:
-    """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones. With a
+                       head=None, known: dict[str, float] | None = None, mode: str = "direct"
+                       ) -> tuple[list[Verdict], list]:
+    """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones: the mean
+    of the `mode` step reward (`mineclip.reward.MODES`) by conditions and by the whole prompt. With a
     `head` (`mineclip.perception.head`), the conditions it knows are scored by it. `known`: whole-prompt
-    scores by trajectory id (`whole_scores`), taken as both judges' scores of the trajectories whose
-    task is judged by its prompt alone instead of scoring them again."""
+    scores by trajectory id (`whole_scores`, of the same `mode`), taken as both judges' scores of the
+    trajectories whose task is judged by its prompt alone instead of scoring them again."""
     from tqdm import tqdm
 
     from mineclip.evaluate.scoring import step_rewards
@@ -131,11 +135,11 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         except Exception as e:  # noqa: BLE001 - reported, as the evaluation does
             problems.append((traj.id, str(e)))
             continue
-        fn = conditions_reward(rm, conds, head)
+        fn = conditions_reward(rm, conds, head, mode)
         feats = fn.encode(frames)  # the embedding, then the head's P of the conditions it knows: one pass
-        whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt)).trajectory_from_features(
+        whole = rm.reward_fn(traj.prompt, negatives_for(traj.prompt), mode).trajectory_from_features(
             feats[:, :rm.model.config.embed_dim])
-        factored = fn.trajectory_from_features(feats)  # direct, at the combination's chance level
+        factored = fn.trajectory_from_features(feats)  # `mode`, at the combination's chance level
         per, prob = factored.logits, factored.prob
         best = int(np.argmax(prob[1:]) + 1) if len(prob) > 1 else 0
         at_best = [float(p) for p in per[best]]

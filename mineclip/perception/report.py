@@ -40,7 +40,7 @@ def judge_table(judges: dict) -> str:
 
 
 def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, tasks: list[str], per_label: int,
-                     fit_worlds: int, negatives: str, workers: int) -> dict:
+                     fit_worlds: int, negatives: str, mode: str, workers: int) -> dict:
     """Fit and save the thresholds, judge the context tasks (their labelled set in `context`, recorded
     there if missing: `benchmark.record_context`) and the evaluation set, write the report."""
     from mineclip.reward import RewardModel
@@ -60,7 +60,8 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
     evaluation = report / "metrics.json"  # the eval stage's scores of the same trajectories, when there
     judges = run_judges(JudgeSettings(str(artifact), str(labels) if labels.is_file() else None,
                                       context_dir=str(context), per_label=per_label,
-                                      negatives=negatives, tasks=list(tasks), workers=workers, progress=True,
+                                      negatives=negatives, mode=mode, tasks=list(tasks), workers=workers,
+                                      progress=True,
                                       evaluation=str(evaluation) if evaluation.is_file() else None))
     report.mkdir(parents=True, exist_ok=True)
     calibrated = sorted(thresholds["conditions"])

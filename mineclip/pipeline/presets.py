@@ -3,7 +3,9 @@
     clips:    {num_clips, val_clips, task_weights, scenery}  narrated training clips and held-out clips
     evalset:  {tasks, per_label, worlds}             the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
-    eval:     {negatives}                            the judge's negative prompts (mineclip.tasks.negatives)
+    eval:     {negatives, mode}                      the judge's negative prompts (mineclip.tasks.negatives) and
+                                                     reward formula (mineclip.reward.MODES) of the step rewards
+                                                     each trajectory's score averages
     perception: {tasks, per_label, fit_worlds}       MP5's context tasks judged whole and by conditions
                                                      (mineclip.perception); no section: the stage is skipped
 """
@@ -51,6 +53,7 @@ class Preset:
     evalset: EvalsetSizes
     train: dict  # a training config mapping
     negatives: str = "scene"
+    mode: str = "direct"  # the judge's reward formula; the built-in default's preset says which and why
     perception: PerceptionSizes | None = None
 
     @property
@@ -77,7 +80,8 @@ class Preset:
         return preset_from_dict(str(mapping.get("name", "run")), sections).data_sizes()
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **self.data_sizes(), "train": self.train, "eval": {"negatives": self.negatives}}
+        return {"name": self.name, **self.data_sizes(), "train": self.train,
+                "eval": {"negatives": self.negatives, "mode": self.mode}}
 
 
 def list_presets() -> list[str]:
@@ -90,6 +94,11 @@ def preset_from_dict(name: str, d: dict) -> Preset:
     if unknown:
         raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected clips, evalset, train, eval, "
                           "perception")
+    from mineclip.reward import MODES
+
+    mode = (d.get("eval") or {}).get("mode", "direct")
+    if mode not in MODES:
+        raise ConfigError(f"preset {name!r}: eval.mode {mode!r} is not a reward formula; expected one of {list(MODES)}")
     try:
         perception = PerceptionSizes(**d["perception"]) if d.get("perception") is not None else None
         return Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),

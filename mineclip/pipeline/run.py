@@ -158,7 +158,7 @@ def stage_eval(run: Path, preset: Preset) -> tuple[dict, dict]:
 
     result = evaluate(EvalSettings(model=str(artifact_dir(run)), labels=str(evalset_labels(run)),
                                    out=str(run / "report"), negatives=preset.negatives,
-                                   shards=str(shards_dir(run, "val"))))
+                                   mode=preset.mode, shards=str(shards_dir(run, "val"))))
     record = {"report": result.report, "metrics": str(Path(result.report).with_name("metrics.json")),
               "judged": result.judged, "mean_f1": result.mean_f1}
     return record, result.metrics
@@ -174,7 +174,7 @@ def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
 
     return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
                             preset.perception.tasks, preset.perception.per_label, preset.perception.fit_worlds,
-                            preset.negatives, workers)
+                            preset.negatives, preset.mode, workers)
 
 
 # --------------------------------------------------------------------------- the run

@@ -18,8 +18,9 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     tasks = list(next(iter(models.values())))
     kinds = {t: get_task(t).kind for t in tasks}
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"
-    negatives = (metrics.get("settings") or {}).get("negatives", "suite")
-    lines = [f"F1 x 100 of the success judge (mean step reward, K-means threshold; negatives: {negatives}) "
+    settings = metrics.get("settings") or {}
+    negatives, mode = settings.get("negatives", "suite"), settings.get("mode", "direct")
+    lines = [f"F1 x 100 of the success judge (mean {mode} step reward, K-means threshold; negatives: {negatives}) "
              "on held-out worlds",
              f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
     for t in sorted(tasks, key=lambda t: (kinds[t], t)):

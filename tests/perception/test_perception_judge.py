@@ -87,6 +87,35 @@ def test_prompt_only_tasks_can_take_their_scores_from_the_evaluation_of_the_same
         whole_scores(tmp_path / "report" / "metrics.json", str(artifact), folder / "evalset.jsonl", "suite")
 
 
+def test_both_judges_score_the_reward_formula_they_are_given_and_read_back_only_an_evaluation_of_it(labelled,
+                                                                                                     tmp_path):
+    # the pipeline's preset names the judge's reward formula (`eval.mode`); the perception stage judges
+    # with the same one, and must not mix in scores of the eval stage computed with another
+    from mineclip.evaluate.run import EvalSettings, evaluate
+    from mineclip.model.artifact import save_artifact
+    from mineclip.perception.judge import whole_scores
+    from mineclip.tasks.negatives import negatives_for
+
+    folder, trajs = labelled
+    artifact = save_artifact(make_micro(), tmp_path / "artifact", window=2)
+    metrics = tmp_path / "report" / "metrics.json"
+    evaluate(EvalSettings(model=str(artifact), labels=str(folder / "evalset.jsonl"), out=str(metrics.parent),
+                          negatives="scene", mode="direct-naive", untrained=False, progress=False))
+    with pytest.raises(ValueError, match="direct-naive reward"):
+        whole_scores(metrics, str(artifact), folder / "evalset.jsonl", "scene")  # asked for direct
+    known = whole_scores(metrics, str(artifact), folder / "evalset.jsonl", "scene", "direct-naive")
+    rm = RewardModel.load(artifact)
+    scene = lambda p: negatives_for(p, "scene")  # noqa: E731
+    naive, _ = score_trajectories(rm, trajs, scene, mode="direct-naive")
+    reused, _ = score_trajectories(rm, trajs, scene, known=known, mode="direct-naive")
+    direct, _ = score_trajectories(rm, trajs, scene)
+    for a, b in zip(naive, reused):
+        assert a.whole == pytest.approx(b.whole, abs=1e-6) and a.factored == pytest.approx(b.factored, abs=1e-6)
+    # direct-naive is the mean P, never below direct's max(P - chance, 0), and above it where P > 0
+    for a, d in zip(naive, direct):
+        assert a.whole > d.whole and a.factored >= d.factored
+
+
 def _verdicts(task, successes, failures):
     """A prompt-only task's verdicts: both judges score it the same."""
     return [Verdict(f"{task}-{i}", task, label, score, score, ["prompt"], [score])

@@ -45,13 +45,14 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
         assert 0.0 <= task_f1(entry) <= 1.0
     assert any(r.get("v2t_R@1") is not None for r in metrics["retrieval"].values())
     assert metrics["settings"]["negatives"] == "scene" == QUICK.negatives
+    assert metrics["settings"]["mode"] == "direct-naive" == QUICK.mode  # the preset's judge reward reached the stage
     assert (run / "report" / "report.md").read_text().startswith("# ")
     assert list((run / "report").glob("*.png"))
 
     assert "mean programmatic" in out and "wall time:" in out and "report:" in out
     host = json.loads((run / "stages" / "train.json").read_text())["host"]  # what the seconds depend on
     assert host["cores"] >= 1 and host["cpu_capability"] and f"{host['cores']} cores, {host['cpu_capability']})" in out
-    assert "negatives: scene)" in out  # the summary says which negatives judged
+    assert "mean direct-naive step reward" in out and "negatives: scene)" in out  # the summary says how it judged
 
     # a second run finds every stage done and only prints the summary again
     assert main(["--preset", "quick", "--out", str(run)]) == 0
@@ -74,14 +75,20 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
 
     # bench/quality.py reads both runs and prints the spread over them
     quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
-    assert quality["main"](["--run", str(run), "--run", str(seed1)]) == 0
+    assert quality["main"](["--run", str(run), "--run", str(seed1), "--also-mode", "direct"]) == 0
     out = capsys.readouterr().out
     assert "mean +- std [95%] over 2" in out and " of 2\n" in out and "fitted on half" in out
     assert "worst task" in out and "9 of 10 seeds meet both with no task below 0.60" in out
-    # and beside it the same runs judged with the paper's negatives (one more eval each)
-    assert "the same runs judged with the paper's negatives" in out
+    # and beside it the same runs judged with the paper's negatives (one more eval each), with the
+    # run's own reward formula
+    assert "reward: direct-naive" in out and "the same runs judged with the paper's negatives" in out
     paper = json.loads((seed1 / "report-suite-negatives" / "metrics.json").read_text())
     assert paper["settings"]["negatives"] == "suite" and set(paper["models"]) == {"artifact"}
+    assert paper["settings"]["mode"] == "direct-naive"
+    # and with the paper's Direct reward, the run's negatives kept (--also-mode)
+    assert "the same runs judged with the direct reward" in out
+    direct = json.loads((seed1 / "report-direct" / "metrics.json").read_text())
+    assert (direct["settings"]["mode"], direct["settings"]["negatives"]) == ("direct", "scene")
 
     # an option over two more seeds on that data, both at once (bench/quality.py --seed --train-arg --jobs):
     # each trains with the option and its own seed, in spawned processes that log to the run folder

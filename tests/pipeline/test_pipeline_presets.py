@@ -38,3 +38,11 @@ def test_a_presets_evaluation_worlds_reach_the_settings_and_unknown_fields_are_e
     assert evalset_settings(preset_from_dict("q", {"train": {"defaults": ["tiny"]}})).worlds == 20
     with pytest.raises(ConfigError, match="world"):
         preset_from_dict("r", {"evalset": {"world": 3}})
+
+
+def test_a_presets_judge_reward_formula_is_checked_and_kept_with_the_run():
+    preset = preset_from_dict("p", {"train": {"defaults": ["tiny"]}, "eval": {"mode": "direct-naive"}})
+    assert preset.mode == "direct-naive" and preset.to_dict()["eval"] == {"negatives": "scene", "mode": "direct-naive"}
+    assert preset_from_dict("q", {"train": {"defaults": ["tiny"]}}).mode == "direct"  # the paper's Direct
+    with pytest.raises(ConfigError, match="eval.mode 'dirct'.*direct-naive"):
+        preset_from_dict("r", {"eval": {"mode": "dirct"}})
