@@ -7,7 +7,7 @@ in-memory cache (decode once, then draw from RAM), on the same CPU, in one run.
 Both train the same model (tiny, AdamW, the crafter data settings: 8 frames, no crop) for --steps
 steps after a warm-up; filling the cache with every clip of the shards is timed on its own
 (the default's 6,000 clips take ~6 GB of RAM). The projection applies the measured rates to the built-in default's run (6,000
-clips, 678 steps of 32): cached = decoding 6,000 clips once + 678 cached steps; streamed = 678
+clips, 791 steps of 32): cached = decoding 6,000 clips once + 791 cached steps; streamed = 791
 streamed steps. On a machine whose cores the loader workers share with the training step, a
 streamed step is slower than a cached one even when the loader alone is far faster than the step.
 """
@@ -26,7 +26,7 @@ from mineclip.data.pipeline import ClipDataset, make_loader
 from mineclip.model import build_model
 from mineclip.train.loss import ContrastiveLoss
 
-DEFAULT_CLIPS, DEFAULT_STEPS = 6000, 678  # the built-in default (mineclip/configs/pipeline/default.yaml)
+DEFAULT_CLIPS, DEFAULT_STEPS = 6000, 791  # the built-in default (mineclip/configs/pipeline/default.yaml)
 
 
 def steps_per_s(batches, steps: int, warmup: int = 2) -> float:
@@ -79,7 +79,7 @@ def main() -> None:
     print(f"cache fill      : {clips} clips in {fill:.1f} s = {1 / per_clip:.1f} clips/s")
     print(f"cached training : {cached:.3f} steps/s")
     print(f"streamed        : {streamed:.3f} steps/s = {streamed / cached:.2f}x the cached step")
-    print(f"the default's training (6,000 clips, 678 steps): cached {proj_cached:.0f} s "
+    print(f"the default's training ({DEFAULT_CLIPS:,} clips, {DEFAULT_STEPS} steps): cached {proj_cached:.0f} s "
           f"(fill {DEFAULT_CLIPS * per_clip:.0f} s), streamed {proj_streamed:.0f} s: "
           f"{'keep the cache' if proj_cached < proj_streamed else 'stream'}")
 

@@ -19,6 +19,8 @@ def test_the_default_judges_12_programmatic_and_6_creative_tasks_on_50_successes
     assert len(set(preset.evalset.tasks)) == len(preset.evalset.tasks)
     settings = evalset_settings(preset)
     assert (settings.per_label, settings.worlds, settings.tail) == (50, 50, preset.num_frames)
+    # the mean P of the prompt: Direct's clipping left failures at exactly 0 and K-means split the successes
+    assert (preset.negatives, preset.mode) == ("scene", "direct-naive")
 
 
 def test_the_default_plays_find_lava_three_times_as_often_and_keeps_the_held_out_clips_unweighted():
