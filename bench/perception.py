@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         run_judges,
     )
     from mineclip.perception.report import judge_table
+    from mineclip.pipeline import load_preset
     from mineclip.reward import MODES
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -109,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="the pipeline's evaluation set (\"\": only the context tasks)")
     p.add_argument("--context-dir", default="runs/default/evalset/context",
                    help="where the context tasks' labelled set is recorded (once) and read")
-    p.add_argument("--mode", default="direct", choices=MODES,
-                   help="the reward formula whose mean step reward both judges score (the pipeline's preset "
-                        "says which it judges with: `eval.mode`)")
+    p.add_argument("--mode", default=load_preset("default").mode, choices=MODES,
+                   help="the reward formula whose mean step reward both judges score (default: the built-in "
+                        "default's, `eval.mode` of its preset, as its perception stage judges)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
     if not Path(a.model).is_dir():
