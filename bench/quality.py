@@ -192,11 +192,11 @@ def rejudged(run: Path, negatives: str | None = None, mode: str | None = None) -
     <run>/report-<negatives>-negatives (or -<mode>, or both), kept for the next call."""
     metrics = json.loads((run / "report" / "metrics.json").read_text())
     st = metrics["settings"]
-    negatives, mode = negatives or st.get("negatives", "suite"), mode or st.get("mode", "direct")
-    if (negatives, mode) == (st.get("negatives", "suite"), st.get("mode", "direct")):
+    own_negatives, own_mode = st.get("negatives", "suite"), st.get("mode", "direct")
+    negatives, mode = negatives or own_negatives, mode or own_mode
+    if (negatives, mode) == (own_negatives, own_mode):
         return metrics
-    parts = ([f"{negatives}-negatives"] if negatives != st.get("negatives", "suite") else []) + (
-        [mode] if mode != st.get("mode", "direct") else [])
+    parts = ([f"{negatives}-negatives"] if negatives != own_negatives else []) + ([mode] if mode != own_mode else [])
     out = run / f"report-{'-'.join(parts)}"
     if (out / "metrics.json").is_file():
         return json.loads((out / "metrics.json").read_text())

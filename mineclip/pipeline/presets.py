@@ -96,15 +96,16 @@ def preset_from_dict(name: str, d: dict) -> Preset:
                           "perception")
     from mineclip.reward import MODES
 
-    mode = (d.get("eval") or {}).get("mode", "direct")
-    if mode not in MODES:
-        raise ConfigError(f"preset {name!r}: eval.mode {mode!r} is not a reward formula; expected one of {list(MODES)}")
     try:
         perception = PerceptionSizes(**d["perception"]) if d.get("perception") is not None else None
-        return Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),
-                      dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception)
+        preset = Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),
+                        dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception)
     except TypeError as e:
         raise ConfigError(f"preset {name!r}: {e}") from e
+    if preset.mode not in MODES:
+        raise ConfigError(f"preset {name!r}: eval.mode {preset.mode!r} is not a reward formula; expected one of "
+                          f"{list(MODES)}")
+    return preset
 
 
 def load_preset(name: str | os.PathLike) -> Preset:
