@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             out["judges"] = {name: {k: e[k] for k in ("by_kind", "abstain", "tasks", "labels")}
                              for name, e in judges["sets"].items()}
             out["seconds"]["judges"] = judges["seconds"]
+            out["mode"] = a.mode  # the reward formula whose mean step reward both judges scored
         print(json.dumps(out, indent=1))
     else:
         print("\n\n".join(([tables(result)] if result else []) + ([judge_table(judges)] if judges else [])))

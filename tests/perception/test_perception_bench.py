@@ -9,6 +9,7 @@ from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.benchmark import BenchSettings, run_benchmark
+from mineclip.pipeline import load_preset
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,5 +59,6 @@ def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path, capsys
                           "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out["judges"]) == ["context"] and "reliability" not in out
+    assert out["mode"] == load_preset("default").mode  # judged as the default's perception stage judges
     assert {purpose_of(r["world_seed"]) for r in read_jsonl(valset / "evalset.jsonl")} == {"perception"}
     assert bench["main"](["--model", str(art), "--judge-only", "--no-judge"]) == 2
