@@ -250,8 +250,12 @@ def build_shards(
     inputs: dict | None = None,
 ) -> BuildSummary:
     """Extract clips from every job and write shards + manifest; output is independent of `workers`
-    (the same clips, texts and metadata in the same order; the frames byte-identical on a quiet
-    machine, a few levels off in a few clips under CPU contention: cause not found yet).
+    (the same clips, texts and metadata in the same order, the same frames before encoding). The
+    H.264 bytes are not always reproducible: under CPU contention libx264 (single-threaded here)
+    sometimes encodes the same frames with other per-macroblock QP offsets (adaptive quantisation,
+    mbtree), so a few clips decode a few levels off; seen in about 7% of 1- vs 2-worker build pairs
+    with torchcodec decoding the sources, not in 40 pairs with PyAV; the cause inside x264 is not
+    found yet (2026-11-28).
 
     With `part`, `jobs` are that part's videos: shards are named `<prefix>-pIIIIofNNNN-000000.tar` and
     the manifest `manifest.part-IIII-of-NNNN.json`, for `mineclip.data.merge.merge_parts`. `inputs`

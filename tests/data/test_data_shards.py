@@ -73,10 +73,11 @@ def test_build_is_deterministic_regardless_of_workers(tmp_path, narrated_folder)
     assert one.clips > 3 and one.shards > 1 and one.videos_with_clips == 3
     assert one.manifest["shards"] == two.manifest["shards"]
     # the same clips, texts and metadata in the same order. The frames: byte-identical on a quiet
-    # machine, but under CPU contention (a full CI run, or a busy loop beside it) a few clips of the
-    # 2-worker build came out a few levels off, their H.264 bytes then differ too; the cause is not
-    # found (decoding, resizing and encoding alone are each stable under load). Until it is, the
-    # frames are held to a few levels, and any clip off by more fails.
+    # machine, but under CPU contention (a full CI run, or a busy loop beside it) libx264 sometimes
+    # encodes identical input frames with other per-macroblock QP offsets, so a clip decodes a few
+    # levels off (the frames before encoding were identical in every such case; build_shards'
+    # docstring). Until the cause inside x264 is found, the decoded frames are held to a few
+    # levels, and any clip off by more fails.
     a, b = _read_all(tmp_path / "one"), _read_all(tmp_path / "two")
     assert [s["__key__"] for s in a] == [s["__key__"] for s in b] and len(a) == one.clips
     for x, y in zip(a, b):
