@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from crafter import constants
+from mineclip.sim.vocab import CREATURE_ACHIEVEMENT, ITEM_MAX, VITAL_MAX
+
 
 from . import lexicon as lx
 from .tokens import span_text, span_words
@@ -15,9 +16,8 @@ from .tokens import span_text, span_words
 if TYPE_CHECKING:
     from .executor import Executor
 
-ITEM_MAX = 9  # crafter's inventory holds at most 9 of an item
 DEFINITE = ("the", "that", "this", "those", "these")
-FIGHTS = {"cow": "eat_cow", "zombie": "defeat_zombie", "skeleton": "defeat_skeleton"}
+FIGHTS = CREATURE_ACHIEVEMENT  # creature -> the achievement of killing it
 PLACEABLE = "I can place stone, a crafting table, a furnace or a sapling"
 
 
@@ -261,8 +261,8 @@ def _simple(kind: str, a: dict, words: list[str], ex: Executor, intent: Intent) 
         return intent
     if kind == "SLEEP":
         energy = ex.state.inventory.get("energy", 0)
-        if energy >= constants.items["energy"]["max"]:
-            return Refusal(f"I'm not tired (energy {energy}/{constants.items['energy']['max']}): crafter won't let me "
+        if energy >= VITAL_MAX["energy"]:
+            return Refusal(f"I'm not tired (energy {energy}/{VITAL_MAX['energy']}): crafter won't let me "
                            "sleep.")
         return intent
     if kind == "UNDO":

@@ -1,39 +1,17 @@
-"""Walking to a position: breadth-first search over walkable tiles (grass, sand, path, no object),
+"""Walking to a position (the one path search of `mineclip.sim.paths`), and turning to face a tile,
 for the tasks the suite's skills do not cover (a named place, a chosen tile, a way back)."""
 
 from __future__ import annotations
 
 from collections import deque
 
-from mineclip.play.agents import DIRS, MOVE, WALKABLE, unwind
-
-
-def walkable(world, pos: tuple[int, int]) -> bool:
-    """Whether the player can step on a tile."""
-    w, h = world.area
-    if not (0 <= pos[0] < w and 0 <= pos[1] < h):
-        return False
-    material, obj = world[pos]
-    return material in WALKABLE and (obj is None or type(obj).__name__ == "Player")  # the player moves off
+from mineclip.play.agents import MOVE
+from mineclip.sim.paths import DIRS, find_path, neighbours, unwind, walkable
 
 
 def path_to(world, start: tuple[int, int], goals: set[tuple[int, int]], limit: int = 4096) -> list | None:
     """Moves (dx, dy) from `start` onto any goal tile ([] if already there), or None if none is reachable."""
-    if start in goals:
-        return []
-    prev = {start: None}
-    queue = deque([start])
-    while queue and len(prev) < limit:
-        p = queue.popleft()
-        for d in DIRS.values():
-            q = (p[0] + d[0], p[1] + d[1])
-            if q in prev or not walkable(world, q):
-                continue
-            prev[q] = (p, d)
-            if q in goals:
-                return unwind(prev, q)
-            queue.append(q)
-    return None
+    return find_path(world, start, goals.__contains__, limit=limit)
 
 
 def face_path(world, start: tuple[int, int], facing: tuple[int, int], target: tuple[int, int],
@@ -65,10 +43,6 @@ def face_path(world, start: tuple[int, int], facing: tuple[int, int], target: tu
                 return unwind(prev, state)
             queue.append(state)
     return None
-
-
-def neighbours(pos: tuple[int, int]) -> list[tuple[int, int]]:
-    return [(pos[0] + d[0], pos[1] + d[1]) for d in DIRS.values()]
 
 
 def step_toward(world, start: tuple[int, int], facing: tuple[int, int], target: tuple[int, int],

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from crafter import constants
 
 from mineclip.sim.state import DAY
+from mineclip.sim.vocab import PLACE
 
 from . import lexicon as lx
 from .intent import FIGHTS, Intent
@@ -125,7 +125,7 @@ def make_task(intent: Intent, ex: Executor) -> Task:
 
 def _build_plan(intent: Intent, ex: Executor) -> list[Task]:
     block, n, shape = intent.thing, intent.count, intent.shape
-    uses = {k: v * n for k, v in constants.place[block]["uses"].items()}
+    uses = {k: v * n for k, v in PLACE[block]["uses"].items()}
     if shape == "BRIDGE":
         uses = {"stone": 1}
     tasks = prerequisite_tasks(f"place_{block}", ex, consumes=uses)
@@ -144,7 +144,7 @@ def _build_plan(intent: Intent, ex: Executor) -> list[Task]:
 
 def _line(block: str, n: int, horizontal: bool, ex: Executor) -> list[Task]:
     """Place `n` blocks side by side on the nearest strip where they fit, one tile at a time."""
-    where = tuple(constants.place[block]["where"])
+    where = tuple(PLACE[block]["where"])
     strip = find_strip(ex.env.world, ex.pos, n, horizontal, tuple(w for w in where if w not in ("water", "lava")),
                        avoid=ex.mined)  # a block put back where one was just mined shows no change
     if strip is None:

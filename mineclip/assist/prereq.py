@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-from crafter import constants
 
-from mineclip.tasks.pretasks import VITALS, expand, producer
+from mineclip.sim.vocab import MAKE, PLACE, VITALS
+from mineclip.tasks.pretasks import expand, producer
 
 
 def _consumes(atom: str) -> dict[str, int]:
     kind, _, what = atom.partition("_")
-    if kind == "make" and what in constants.make:
-        return dict(constants.make[what]["uses"])
-    if kind == "place" and what in constants.place:
-        return dict(constants.place[what]["uses"])
+    if kind == "make" and what in MAKE:
+        return dict(MAKE[what]["uses"])
+    if kind == "place" and what in PLACE:
+        return dict(PLACE[what]["uses"])
     return {}
 
 

@@ -4,6 +4,7 @@ player as an arrow, and the inventory."""
 from __future__ import annotations
 
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
+from mineclip.sim.vocab import VITALS
 
 SYMBOLS = {"grass": ".", "sand": ":", "path": "_", "water": "~", "lava": "%", "stone": "#", "tree": "T",
            "coal": "c", "iron": "i", "diamond": "d", "table": "t", "furnace": "f", "plant": "p", "cow": "C",
@@ -26,8 +27,8 @@ def render_view(state) -> str:
                 if 0 <= x < LOCAL_VIEW[0] and 0 <= y < LOCAL_VIEW[1]:
                     grid[y][x] = SYMBOLS.get(kind, "?")
     grid[VIEW_OFFSET[1]][VIEW_OFFSET[0]] = ARROWS.get(tuple(state.facing), "@")
-    inv = {k: v for k, v in state.inventory.items() if v and k not in ("health", "food", "drink", "energy")}
-    vitals = " ".join(f"{k} {state.inventory.get(k)}" for k in ("health", "food", "drink", "energy"))
+    inv = {k: v for k, v in state.inventory.items() if v and k not in VITALS}
+    vitals = " ".join(f"{k} {state.inventory.get(k)}" for k in VITALS)
     lines = ["".join(row) for row in grid]
     lines.append(f"{vitals} | {state.time_of_day} | " + (", ".join(f"{k} {v}" for k, v in inv.items()) or "empty"))
     return "\n".join(lines)

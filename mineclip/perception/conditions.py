@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mineclip.sim.state import WorldState, brightness
+from mineclip.sim.vocab import CREATURES
 from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW
 
 ASPECTS = ("object", "creature", "terrain", "time", "brightness", "agent", "event")
 THINGS = ("creature", "terrain", "object")  # the aspects of things a frame shows in its tiles
-CREATURES = ("cow", "zombie", "skeleton")
 TERRAIN = ("water", "sand", "grass", "lava")
 OBJECTS = ("tree", "stone", "coal", "iron", "diamond", "table", "furnace", "plant")
 TIMES = ("day", "night")

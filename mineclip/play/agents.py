@@ -22,24 +22,20 @@ The scripted agent runs a task's `solution`, a list of skills:
 from __future__ import annotations
 
 import random as _random
-from collections import deque
 from typing import Iterator
 
 import numpy as np
-from crafter import constants
 
 from mineclip.sim.engine import ACTION_IDS, ACTIONS
 from mineclip.sim.env import CrafterEnv
+from mineclip.sim.paths import DIRS, find_path
 from mineclip.sim.state import object_kind
+from mineclip.sim.vocab import COLLECT, CREATURE_ACHIEVEMENT, MAKE, PLACE, SOURCES, WALKABLE
 
-DIRS = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 MOVE = {v: ACTION_IDS[f"move_{k}"] for k, v in DIRS.items()}
 NOOP = ACTION_IDS["noop"]
 DO = ACTION_IDS["do"]
-WALKABLE = ("grass", "sand", "path")
-CREATURE_ACHIEVEMENT = {"cow": "eat_cow", "zombie": "defeat_zombie", "skeleton": "defeat_skeleton"}
 ACTING = {a for a in ACTIONS if a == "do" or a == "sleep" or a.startswith(("place_", "make_"))}
-SOURCES = {next(iter(v["receive"])): k for k, v in constants.collect.items()}  # item -> material
 SKILLS = ("obtain", "goto", "fight", "hit", "drink", "eat_plant", "place", "place_row", "tunnel", "bridge",
           "sleep", "sleep_until_awake", "survive", "wait", "explore")
 
@@ -57,16 +53,6 @@ def parse_step(step) -> tuple[str, object, dict]:
     if name not in SKILLS:
         raise ValueError(f"unknown skill {name!r}; expected one of {SKILLS}")
     return name, arg, opts
-
-
-def unwind(prev: dict, node) -> list:
-    """The moves of a breadth-first search from its start to `node`: `prev` maps each node reached to
-    (the node it was reached from, the move), and the start to None."""
-    moves = []
-    while prev[node] is not None:
-        node, move = prev[node]
-        moves.append(move)
-    return moves[::-1]
 
 
 class Agent:
@@ -244,7 +230,7 @@ class ScriptedAgent(Agent):
     def _skill_place_row(self, item, count=3, **_):
         # Zig-zag: face down onto the row, place, step up-right-down, place again.
         item_name = "plant" if item in ("sapling", "plant") else item
-        need = constants.place[item_name]["uses"]
+        need = PLACE[item_name]["uses"]
         for k, v in need.items():
             yield from self._obtain(k, v * int(count))
         yield from self._face_free("down")
@@ -304,8 +290,8 @@ class ScriptedAgent(Agent):
         for _ in range(self.give_up):
             if self.inv[item] >= count:
                 return
-            if item in constants.make:
-                recipe = constants.make[item]
+            if item in MAKE:
+                recipe = MAKE[item]
                 utils = recipe.get("nearby", [])
                 yield from self._near_utilities(utils)
                 for k, v in recipe["uses"].items():
@@ -320,7 +306,7 @@ class ScriptedAgent(Agent):
                 yield from self._collect_grass()
             elif item in SOURCES:
                 material = SOURCES[item]
-                for k, v in constants.collect[material]["require"].items():
+                for k, v in COLLECT[material]["require"].items():
                     yield from self._obtain(k, v)
                 if (yield from self._goto(material, budget=60)):
                     tile = self._ahead_pos()
@@ -351,7 +337,7 @@ class ScriptedAgent(Agent):
             yield from self._place(missing[0])
     def _place(self, item: str) -> Iterator[int]:
         item_name = "plant" if item == "sapling" else item
-        info = constants.place[item_name]
+        info = PLACE[item_name]
         for k, v in info["uses"].items():
             yield from self._obtain(k, v)
         for _ in range(12):
@@ -449,33 +435,12 @@ class ScriptedAgent(Agent):
 
     def _bfs(self, targets: set) -> list | None:
         """Moves to a walkable tile next to any target ([] if already next to one), or None."""
-        world = self.env.world
-        start = self._pos()
-        mat, objmap = world._mat_map, world._obj_map
-        walk_ids = {world._mat_ids[m] for m in WALKABLE}
-        w, h = world.area
         dirs = self._path_dirs()
 
         def adjacent(p):
             return any((p[0] + dx, p[1] + dy) in targets for dx, dy in dirs)
 
-        if adjacent(start):
-            return []
-        prev = {start: None}
-        queue = deque([start])
-        while queue:
-            p = queue.popleft()
-            for dx, dy in dirs:
-                q = (p[0] + dx, p[1] + dy)
-                if q in prev or not (0 <= q[0] < w and 0 <= q[1] < h):
-                    continue
-                if int(mat[q]) not in walk_ids or objmap[q] != 0:
-                    continue
-                prev[q] = (p, (dx, dy))
-                if adjacent(q):
-                    return unwind(prev, q)
-                queue.append(q)
-        return None
+        return find_path(self.env.world, self._pos(), adjacent, dirs)
 
 
 class AltScriptedAgent(ScriptedAgent):

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-from crafter import constants, objects
+from crafter import objects
 
+from mineclip.sim import vocab
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
 
-MATERIALS = [None] + list(constants.materials)  # crafter's material ids (world._mat_ids)
+MATERIALS = [None] + list(vocab.MATERIALS)  # crafter's material ids (world._mat_ids)
 OBJECTS = [objects.Player, objects.Cow, objects.Zombie, objects.Skeleton, objects.Arrow, objects.Plant]
 CLASSES = [str(m) for m in MATERIALS] + [c.__name__.lower() for c in OBJECTS] + ["plant-ripe"]
 RIPE = len(CLASSES) - 1
-INVENTORY = list(constants.items)
-INVENTORY_MAX = 9.0
+INVENTORY = list(vocab.ITEMS)
+INVENTORY_MAX = float(vocab.ITEM_MAX)
 FACINGS = [(-1, 0), (1, 0), (0, -1), (0, 1)]
 WORLD_SIZE = 64.0
 

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .vocab import CREATURES
+
 LOCAL_VIEW = (16, 9)  # tiles of world shown above the inventory bar (x, y)
 VIEW_OFFSET = (LOCAL_VIEW[0] // 2, LOCAL_VIEW[1] // 2)
-CREATURES = ("cow", "zombie", "skeleton")
 DAY, NIGHT = 0.5, 0.35  # daylight above DAY is day, below NIGHT is night
 BRIGHT = 0.75  # daylight above BRIGHT is bright, below NIGHT dark (the frame's light, MP5's brightness)
 

@@ -31,15 +31,15 @@ from __future__ import annotations
 
 import copy
 
-from crafter import constants
 
-from .pretasks import FIGHT_ATOMS, GraphError, PreTaskGraph, criterion_atoms, expand, solution_atoms, task_graph
+from mineclip.sim.vocab import ACHIEVEMENTS, CREATURE_ACHIEVEMENT, TOOLS
+
+from .pretasks import GraphError, PreTaskGraph, criterion_atoms, expand, solution_atoms, task_graph
 from .spec import TaskSpec
 
 RECIPE_KEYS = ("and", "or", "of", "naive", "when", "where", "how")
 WHEN = ("day", "night")
 SWORDS = ("wood_sword", "stone_sword", "iron_sword")
-TOOLS = tuple(k for k in constants.items if k.endswith(("_pickaxe", "_sword")))
 CREATURES = ("cow", "zombie", "skeleton", "plant")
 
 
@@ -212,7 +212,7 @@ def _where(where: dict, fail) -> tuple[dict | None, dict | None]:
 def method_plan(method: str) -> list:
     """A scripted plan that reaches an atom (for `how: {method: ...}`)."""
     kind, _, what = method.partition("_")
-    creature = {v: k for k, v in FIGHT_ATOMS.items()}
+    creature = {v: k for k, v in CREATURE_ACHIEVEMENT.items()}
     if method in creature:
         return [{"fight": creature[method]}]
     if kind == "hit":
@@ -251,12 +251,12 @@ def _how(how, parts, op, init, success, solution, tags, fail) -> list:
         tags.append(f"how-{tool}")
         return solution
     method = how["method"]
-    if method not in constants.achievements and not str(method).startswith("hit_"):
+    if method not in ACHIEVEMENTS and not str(method).startswith("hit_"):
         fail(f"how: method must be an achievement or hit_<creature>, got {method!r}")
     offering = [p for p in parts if method in task_graph(p).vertices]
     if not offering:
         fail(f"how: method {method} is not a way to do any of {[p.id for p in parts]}")
-    success.append({"achieve": {method: 1}} if method in constants.achievements else {"event": {method: 1}})
+    success.append({"achieve": {method: 1}} if method in ACHIEVEMENTS else {"event": {method: 1}})
     tags.append(f"how-{method}")
     if op == "or":  # the agent takes the branch the method belongs to
         solution = list(offering[0].solution)

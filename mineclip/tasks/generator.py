@@ -20,6 +20,8 @@ from typing import Callable
 
 import yaml
 
+from mineclip.sim.vocab import CREATURE_ACHIEVEMENT
+
 from .algebra import CompositionError, compose
 
 CATALOGUE = "generated"
@@ -108,12 +110,11 @@ def combat_family() -> dict[str, dict]:
               "skeleton": [{"what": "path", "at": [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [5, 1], [5, -1]], "count": 7},
                            {"what": "skeleton", "at": [4, 0], "on": "path"}]}
     verbs = {"cow": ("hunt", "a cow"), "zombie": ("fight", "a zombie"), "skeleton": ("fight", "a skeleton")}
-    ach = {"cow": "eat_cow", "zombie": "defeat_zombie", "skeleton": "defeat_skeleton"}
     for kind, place in places.items():
         verb, noun = verbs[kind]
         reward = {"navigate": kind, "hit": kind, "hit_bonus": 5, "success": 200}
         out[f"fight_{kind}"] = _atom(f"{verb} {noun}", "combat", f"Go up to {noun} and hit it until it dies.",
-                                     {"achieve": {ach[kind]: 1}}, [{"fight": kind}], {"place": place}, reward,
+                                     {"achieve": {CREATURE_ACHIEVEMENT[kind]: 1}}, [{"fight": kind}], {"place": place}, reward,
                                      max_steps=60, family="combat")
         out[f"hit_{kind}"] = _atom(f"hit {noun} once", "combat", f"Walk up to {noun} and strike it once.",
                                    {"event": {f"hit_{kind}": 1}}, [{"hit": kind}], {"place": place}, reward,
@@ -128,7 +129,7 @@ def combat_family() -> dict[str, dict]:
         verb, noun = verbs[kind]
         out[f"fight_two_{kind}s"] = _atom(
             f"{verb} two {kind}s", "combat", f"Kill one {kind}, then find the second and kill it too.",
-            {"achieve": {ach[kind]: 2}}, [{"fight": kind, "count": 2}],
+            {"achieve": {CREATURE_ACHIEVEMENT[kind]: 2}}, [{"fight": kind, "count": 2}],
             {"place": [{"what": kind, "distance": [2, 5], "count": 2}], **({"inventory": {"wood_sword": 1}} if kind == "zombie" else {})},
             {"navigate": kind, "hit": kind, "hit_bonus": 5, "success": 200}, max_steps=90, family="combat")
     return out

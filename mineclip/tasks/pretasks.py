@@ -27,12 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from crafter import constants
+from mineclip.sim.vocab import ACHIEVEMENTS, COLLECT, CREATURE_ACHIEVEMENT, MAKE, PLACE, SOURCES, VITALS
 
 MODES = ("and", "or")
-SOURCES = {next(iter(v["receive"])): k for k, v in constants.collect.items()}  # item -> material it comes from
-FIGHT_ATOMS = {"cow": "eat_cow", "zombie": "defeat_zombie", "skeleton": "defeat_skeleton"}
-VITALS = ("health", "food", "drink", "energy")
 ALWAYS_PRESENT = frozenset({"find_grass"})  # crafter spawns the player on grass
 
 
@@ -168,7 +165,7 @@ def producer(item: str) -> str | None:
     """The atom that puts an item into the inventory (None for health)."""
     if item in SOURCES:
         return f"collect_{item}"
-    if item in constants.make:
+    if item in MAKE:
         return f"make_{item}"
     return {"food": "obtain_food", "energy": "sleep"}.get(item)
 
@@ -180,14 +177,14 @@ def requirements(atom: str) -> tuple[str, list[str]]:
         return "or", ["eat_cow", "eat_plant"]
     if kind == "collect" and what in SOURCES:
         material = SOURCES[what]
-        return "and", [f"find_{material}"] + [producer(t) for t in constants.collect[material]["require"]]
+        return "and", [f"find_{material}"] + [producer(t) for t in COLLECT[material]["require"]]
     if kind in ("make", "place"):
-        recipe = (constants.make if kind == "make" else constants.place).get(what)
+        recipe = (MAKE if kind == "make" else PLACE).get(what)
         if recipe is not None:
             uses = [producer(u) for u in recipe["uses"]]
             return "and", [u for u in uses if u] + [f"place_{u}" for u in recipe.get("nearby", [])]
-    if atom in FIGHT_ATOMS.values():
-        return "and", [f"find_{next(k for k, v in FIGHT_ATOMS.items() if v == atom)}"]
+    if atom in CREATURE_ACHIEVEMENT.values():
+        return "and", [f"find_{next(k for k, v in CREATURE_ACHIEVEMENT.items() if v == atom)}"]
     if kind == "hit":
         return "and", [f"find_{what}"]
     if atom == "eat_plant":
@@ -251,7 +248,7 @@ def criterion_atoms(success: dict) -> tuple[list[str], dict]:
                 add(producer(item))
         elif key == "event":
             for e in arg:
-                add(producer(e[5:]) if e.startswith("gain_") else e if e.startswith("hit_") or e in constants.achievements else None)
+                add(producer(e[5:]) if e.startswith("gain_") else e if e.startswith("hit_") or e in ACHIEVEMENTS else None)
         elif key in ("in_view", "view_fraction", "near"):
             for k in arg:
                 add(f"find_{k}")
@@ -271,7 +268,7 @@ def solution_atoms(solution: list) -> list[str]:
         name, arg = (step, None) if isinstance(step, str) else next(iter(step.items()))
         item = "plant" if arg == "sapling" else arg
         atoms = {
-            "obtain": [producer(str(arg))], "goto": [f"find_{arg}"], "fight": [FIGHT_ATOMS.get(str(arg))],
+            "obtain": [producer(str(arg))], "goto": [f"find_{arg}"], "fight": [CREATURE_ACHIEVEMENT.get(str(arg))],
             "hit": [f"hit_{arg}"], "drink": ["collect_drink"], "eat_plant": ["eat_plant"],
             "place": [f"place_{item}"], "place_row": [f"place_{item}"], "tunnel": ["collect_stone"],
             "bridge": ["find_water", "place_stone"], "sleep": ["sleep"], "sleep_until_awake": ["wake_up"],

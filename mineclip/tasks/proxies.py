@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from mineclip.extras import require
+from mineclip.sim.vocab import VITALS
 
-VITALS = ("health", "food", "drink", "energy")
 CREATIVITY_K = 8
 NOVELTY_K = 5
 

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 
 import gymnasium as gym
 import numpy as np
-from crafter import constants
 
-from .pretasks import SOURCES
+from mineclip.sim.vocab import COLLECT, HOLDABLE, ITEMS, MAKE, PLACE, SOURCES
 
 MAX_STEPS = 100
 STATIONS = ("table", "furnace")
@@ -48,12 +47,12 @@ class Atom:
 
 def atoms() -> list[Atom]:
     """Every atom of the text world, from crafter's recipes (collect, place, make) and the distractors."""
-    out = [Atom(f"collect_{item}", needs=dict(constants.collect[m]["require"]), gives={item: 1})
+    out = [Atom(f"collect_{item}", needs=dict(COLLECT[m]["require"]), gives={item: 1})
            for item, m in SOURCES.items() if item != "drink"]
-    for what, r in constants.place.items():
+    for what, r in PLACE.items():
         out.append(Atom(f"place_{what}", uses=dict(r["uses"]), near=tuple(r.get("nearby", [])),
                         station=what if what in STATIONS else None))
-    for what, r in constants.make.items():
+    for what, r in MAKE.items():
         out.append(Atom(f"make_{what}", uses=dict(r["uses"]), near=tuple(r.get("nearby", [])), gives={what: 1}))
     out += [Atom("collect_drink"), Atom("eat_cow"), Atom("eat_plant", needs={"sapling": 1})]
     return out
@@ -61,7 +60,7 @@ def atoms() -> list[Atom]:
 
 ATOMS = atoms()
 ATOM_IDS = {a.name: i for i, a in enumerate(ATOMS)}
-GOALS = tuple([f"make_{m}" for m in constants.make] + ["place_table", "place_furnace"] +
+GOALS = tuple([f"make_{m}" for m in MAKE] + ["place_table", "place_furnace"] +
               [f"collect_{i}" for i in ("stone", "coal", "iron", "diamond")])
 
 
@@ -74,16 +73,16 @@ class HorizonTextEnv(gym.Env):
                  render_mode: str | None = None):
         if goal not in ATOM_IDS or goal in DISTRACTORS or not (ATOMS[ATOM_IDS[goal]].gives or ATOMS[ATOM_IDS[goal]].station):
             raise ValueError(f"unknown goal {goal!r}; expected one of {GOALS} (or another recipe atom)")
-        unknown = sorted(set(inventory or {}) - set(constants.items))
+        unknown = sorted(set(inventory or {}) - set(ITEMS))
         if unknown:
-            raise ValueError(f"unknown inventory items {unknown}; expected some of {list(constants.items)}")
+            raise ValueError(f"unknown inventory items {unknown}; expected some of {list(ITEMS)}")
         self.goal, self.start, self.max_steps, self.render_mode = goal, dict(inventory or {}), max_steps, render_mode
         self.observation_space = gym.spaces.Text(max_length=4096, charset=string.printable)
         self.action_space = gym.spaces.Discrete(len(ATOMS))
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self.inventory = {k: 0 for k in constants.items if k not in ("health", "food", "drink", "energy")}
+        self.inventory = {k: 0 for k in HOLDABLE}
         self.inventory.update(self.start)
         self.stations: set[str] = set()
         self.t, self.done = 0, False
