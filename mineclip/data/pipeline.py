@@ -7,7 +7,7 @@ Two modes:
   workers (shards split by node and worker; with fewer shards than readers, samples are split).
 
 Batches are dicts: video uint8 [B, T, 3, H, W], tokens long [B, 77], text list[str], meta
-list[dict], skipped dict[str, int] (bad samples this worker dropped since its previous batch).
+list[ClipMeta] (`mineclip.data.clip_meta`), skipped dict[str, int] (bad samples this worker dropped since its previous batch).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
+from mineclip.data.clip_meta import ClipMeta
 from mineclip.data.augment import drop_words, random_resized_crop
 from mineclip.data.shards import TooFewFrames, decode_clip
 from mineclip.data.video import VideoDecodeError, resize_frames
@@ -180,6 +181,7 @@ def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) ->
             meta = json.loads(sample["json"].decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
             meta = {}
+    meta = dict(meta) if isinstance(meta, dict) else {}  # metadata that is not a JSON object is none
     meta.update(key=sample.get("__key__"), url=sample.get("__url__"))
     try:
         frames = decode_clip(sample, settings.num_frames, allow_fewer=False)
@@ -197,7 +199,7 @@ def decode_sample(sample: dict, settings: DecodeSettings, rng: random.Random) ->
     # [T, 3, H, W] as a view of the [T, H, W, 3] frames: the model's float conversion transposes
     # them in the copy it makes anyway (a transposing copy here cost as much as decoding the clip)
     video = torch.from_numpy(frames).permute(0, 3, 1, 2)
-    return {"video": video, "text": text, "meta": meta}
+    return {"video": video, "text": text, "meta": ClipMeta.from_dict(meta)}
 
 
 def check_text_dropout(p: float) -> float:
@@ -220,10 +222,11 @@ def tokenize(texts: list[str]) -> torch.Tensor:
     return resolve_tokenizer()(texts)
 
 
-def meta_groups(metas: Sequence, field: str) -> list[str]:
-    """Each clip's `meta[field]` as a group name: clips with the same value form a group (a null
-    value, e.g. a window without an event, is one group); a clip without the field is its own."""
-    return [str(m[field]) if isinstance(m, dict) and field in m else f"\0missing{i}" for i, m in enumerate(metas)]
+def meta_groups(metas: Sequence[ClipMeta], field: str) -> list[str]:
+    """Each clip's metadata field `field` as a group name: clips with the same value form a group (a
+    null value, e.g. a window without an event, is one group); a clip without the field is its own."""
+    metas = [ClipMeta.from_dict(m) for m in metas]
+    return [str(m.value(field)) if m.has(field) else f"\0missing{i}" for i, m in enumerate(metas)]
 
 
 def stack_videos(videos: list[torch.Tensor]) -> torch.Tensor:

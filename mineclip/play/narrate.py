@@ -9,11 +9,12 @@ the picture); `filler` controls the chance of filler words and off-topic chatter
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mineclip.sim.state import WorldState
+from mineclip.sim.vocab import VITALS
 from mineclip.tasks.oracles import longest_line
-from mineclip.tasks.pretasks import VITALS
 from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW, VIEW_NEAR
 
 EVENTS: dict[str, list[str]] = {
@@ -94,6 +95,25 @@ PARTS_OF = {"build_bridge": ("place_stone", "collect_stone"), "dig_tunnel": ("co
             "stone_row": ("place_stone",), "sapling_row": ("place_plant",), "eat_cow": ("hit_cow",),
             "defeat_zombie": ("hit_zombie",), "defeat_skeleton": ("hit_skeleton",)}
 FIGHTS = ("hit_zombie", "defeat_zombie", "hit_skeleton", "defeat_skeleton", "hit_cow", "eat_cow")
+
+
+@dataclass(frozen=True)
+class NarratorPhrases:
+    """The narrator's phrases as training's minimal pairs read them (`mineclip.train.supervision.
+    Phrasebook`): `kinds` are the things in view a swap may name, the creatures and terrain of MP5's
+    context tasks and the suite's own (not the rare diamond, table and furnace, which the narrator
+    names only for the clips that place or find them)."""
+
+    kinds: tuple = ("cow", "zombie", "skeleton", "water", "lava", "tree", "sand", "stone")
+    view: dict = field(default_factory=lambda: VIEW)
+    near: dict = field(default_factory=lambda: VIEW_NEAR)
+    day: list = field(default_factory=lambda: DAY)
+    night: list = field(default_factory=lambda: NIGHT)
+    idle: list = field(default_factory=lambda: IDLE)
+    events: dict = field(default_factory=lambda: EVENTS)
+
+
+PHRASEBOOK = NarratorPhrases()  # what `MineCLIPModule(phrasebook=...)` names by default
 
 
 def _weapon(state: WorldState) -> str | None:

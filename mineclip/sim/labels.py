@@ -12,7 +12,8 @@ Per frame, four things a picture of crafter shows and the narration says only no
 Stored compactly in a clip's metadata, field `frame_labels` (`encode_frames`: `{"seen": [bits],
 "near": [bits], "day": [0/1], "inv": [[counts]]}`, one entry per frame), and turned back into
 tensors for the frames a training batch samples (`decode_frames`). The vocabularies are fixed here,
-so that a stored clip and a model's read-out agree on what each bit means.
+so that a stored clip and a model's read-out agree on what each bit means. `FRAME_LABELS` is
+what training plugs in to decode them (`mineclip.train.supervision.FrameLabels`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from crafter import constants
-
 from .state import WorldState
+from .vocab import ITEM_MAX, ITEMS, KINDS
 
-KINDS: tuple[str, ...] = (*constants.materials, "cow", "zombie", "skeleton", "plant", "arrow")
-ITEMS: tuple[str, ...] = tuple(constants.items)
-MAX_COUNT = 9  # the bar draws counts up to 9
+MAX_COUNT = ITEM_MAX  # the bar draws counts up to 9
 NEAR = 1  # Manhattan distance of "next to the player"
 FIELDS = ("seen", "near", "day", "inv")
 SCENE_BITS = 2 * len(KINDS) + 1  # the binary targets' first columns: seen, near, day
@@ -64,3 +62,30 @@ def decode_frames(labels: dict, indices: Sequence[int]) -> tuple[np.ndarray, np.
     bit = 1 << np.arange(len(KINDS))
     binary = np.concatenate([(seen[:, None] & bit) > 0, (near[:, None] & bit) > 0, day[:, None] > 0, inv > 0], axis=1)
     return binary.astype(np.float32), np.clip(inv, 0, MAX_COUNT) / MAX_COUNT
+
+
+class CrafterFrameLabels:
+    """The crafter suite's frame labels as training's `FrameLabels` plug-in
+    (`mineclip.train.supervision`): the binary targets `seen`, `near`, `day`, "has at least one" of
+    each item, then the item counts / 9."""
+
+    num_binary = BINARY
+    num_counts = len(ITEMS)
+    LABEL_SETS = {"all": (slice(0, BINARY), True), "inventory": (slice(SCENE_BITS, BINARY), True),
+                  "scene": (slice(0, SCENE_BITS), False)}
+
+    def columns(self, label_set: str) -> tuple[slice, bool]:
+        if label_set not in self.LABEL_SETS:
+            raise ValueError(f"crafter's frame labels have the sets {sorted(self.LABEL_SETS)}, got {label_set!r}")
+        return self.LABEL_SETS[label_set]
+
+    def num_frames(self, labels: dict) -> int:
+        frames = len(labels.get("day") or ()) if isinstance(labels, dict) else 0
+        if not frames:
+            raise ValueError(f"frame labels must hold {FIELDS} with one entry per frame, got {str(labels)[:200]}")
+        return frames
+
+    decode = staticmethod(decode_frames)
+
+
+FRAME_LABELS = CrafterFrameLabels()

@@ -9,6 +9,8 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
+from mineclip.data.clip_meta import ClipMeta
+
 
 def _distributed() -> tuple[int, int]:
     if dist.is_available() and dist.is_initialized():
@@ -49,15 +51,16 @@ def stable_id(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=7).digest(), "little") + 1
 
 
-def clip_facts(metas: list, needed_by: str) -> tuple[list, list]:
-    """The narrator's facts of each clip of a batch: (says, holds) lists from its meta; a clip without
+def clip_facts(metas: list[ClipMeta], needed_by: str) -> tuple[list, list]:
+    """The narrator's facts of each clip of a batch: (says, holds) of its metadata; a clip without
     them is a ValueError that names what needed them (`needed_by`)."""
-    missing = [i for i, m in enumerate(metas) if not (isinstance(m, dict) and "says" in m and "holds" in m)]
+    metas = [ClipMeta.from_dict(m) for m in metas]
+    missing = [i for i, m in enumerate(metas) if m.says is None or m.holds is None]
     if missing:
         raise ValueError(f"{needed_by} needs each clip's meta 'says' and 'holds' (the facts its caption states "
                          f"and those true of it; `mineclip play clips` writes them): {len(missing)} of "
                          f"{len(metas)} clips in this batch have none")
-    return [m["says"] for m in metas], [m["holds"] for m in metas]
+    return [list(m.says) for m in metas], [list(m.holds) for m in metas]
 
 
 def fact_ids(facts: list, width: int) -> torch.Tensor:

@@ -6,9 +6,9 @@ here" from "a zombie is coming" on the same clip: in a batch, the captions that 
 from the others in their event too, and the event (shown in the inventory bar) is the easier cue.
 NegCLIP (Yuksekgonul et al., 2023, "When and why vision-language models behave like bags-of-words")
 adds, for each image, its caption with one part swapped as an extra negative of that image.
-`minimal_pair` does that with the narrator's own phrases (`mineclip.tasks.scenes`) and the facts
-it records per clip (`meta.says`, what the caption states; `meta.holds`, what is true of the clip;
-`mineclip.play.narrate`):
+`minimal_pair` does that with the narrator's own phrases (a `Phrasebook`, `mineclip.train.supervision`;
+the crafter narrator's is `mineclip.play.narrate.PHRASEBOOK`) and the facts it records per clip
+(`ClipMeta.says`, what the caption states; `ClipMeta.holds`, what is true of the clip):
 
 - a thing in view the caption names (`view:cow`, `near:water`) becomes a thing that is not in view
   ("there's a cow over here" -> "a zombie is coming" when no zombie is);
@@ -40,19 +40,16 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from mineclip.tasks.scenes import DAY, IDLE, NIGHT, VIEW, VIEW_NEAR
+from mineclip.data.clip_meta import ClipMeta
 
 from .loss import clip_facts
+from .supervision import Phrasebook
 
-# The things in view a swap may name: the creatures and terrain of MP5's context tasks and the
-# suite's own (not the rare diamond, table and furnace, which the narrator names only for the
-# clips that place or find them)
-KINDS = ("cow", "zombie", "skeleton", "water", "lava", "tree", "sand", "stone")
 MODES = ("uniform", "balanced", "events")
 
 
-def _time_phrases(time: str) -> list[str]:
-    return NIGHT if time == "night" else DAY
+def _time_phrases(book: Phrasebook, time: str) -> list[str]:
+    return list(book.night if time == "night" else book.day)
 
 
 def _longest_in(text: str, phrases: Sequence[str]) -> str | None:
@@ -61,21 +58,22 @@ def _longest_in(text: str, phrases: Sequence[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def _stated(text: str, fact: str) -> str | None:
+def _stated(book: Phrasebook, text: str, fact: str) -> str | None:
     """The narrator's phrase in `text` that states `fact` (the longest that occurs), or None."""
     aspect, _, subject = fact.partition(":")
-    phrases = {"view": VIEW.get(subject, []), "near": VIEW_NEAR.get(subject, []),
-               "time": _time_phrases(subject) if subject in ("day", "night") else []}.get(aspect, [])
+    phrases = {"view": book.view.get(subject, []), "near": book.near.get(subject, []),
+               "time": _time_phrases(book, subject) if subject in ("day", "night") else []}.get(aspect, [])
     return _longest_in(text, phrases)
 
 
-def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random,
+def minimal_pair(book: Phrasebook, text: str, says: Sequence[str], holds: Sequence[str], rng: random.Random,
                  weights: dict[str, float] | None = None) -> str:
-    """`text` with one statement about the scene made false (see the module); `says` and `holds` are
-    the clip's facts as the narrator records them; `weights`: how likely each kind is to be the one
-    named when it is absent (None, or all absent kinds at 0: alike)."""
+    """`text` with one statement about the scene made false (see the module), in the phrases of
+    `book`; `says` and `holds` are the clip's facts as the narrator records them; `weights`: how
+    likely each kind is to be the one named when it is absent (None, or all absent kinds at 0: alike)."""
     held = set(holds)
-    absent = [k for k in KINDS if f"view:{k}" not in held]
+    view = book.view
+    absent = [k for k in book.kinds if f"view:{k}" not in held]
     weighted = bool(weights) and any(weights.get(k, 0) > 0 for k in absent)
     if weighted:
         absent = [k for k in absent if weights.get(k, 0) > 0]
@@ -86,20 +84,20 @@ def minimal_pair(text: str, says: Sequence[str], holds: Sequence[str], rng: rand
     swaps = [f for f in says if f.split(":", 1)[0] in ("view", "near", "time")]
     rng.shuffle(swaps)
     for fact in swaps:
-        phrase = _stated(text, fact)
+        phrase = _stated(book, text, fact)
         if phrase is None:
             continue
         if fact.startswith("time:"):
-            return text.replace(phrase, rng.choice(_time_phrases("day" if fact == "time:night" else "night")), 1)
+            return text.replace(phrase, rng.choice(_time_phrases(book, "day" if fact == "time:night" else "night")), 1)
         if absent:
-            return text.replace(phrase, rng.choice(VIEW[pick()]), 1)
+            return text.replace(phrase, rng.choice(view[pick()]), 1)
     # nothing about the scene said (or nothing to swap it for): add one false statement, each absent
     # kind (or, balanced, all of them together) as likely as the other time of day
-    other_time = _time_phrases("day" if night else "night")
+    other_time = _time_phrases(book, "day" if night else "night")
     if not weighted:
-        return f"{text}, {rng.choice(rng.choice([VIEW[k] for k in absent] + [other_time]))}"
+        return f"{text}, {rng.choice(rng.choice([list(view[k]) for k in absent] + [other_time]))}"
     if absent and rng.random() < len(absent) / (len(absent) + 1):
-        return f"{text}, {rng.choice(VIEW[pick()])}"
+        return f"{text}, {rng.choice(view[pick()])}"
     return f"{text}, {rng.choice(other_time)}"
 
 
@@ -107,35 +105,35 @@ def _events(facts: Sequence[str]) -> list[str]:
     return [f.split(":", 1)[1] for f in facts if f.startswith("event:") and f != "event:none"]
 
 
-def event_pair(text: str, says: Sequence[str], holds: Sequence[str], batch_events: Sequence[str],
-               rng: random.Random) -> str:
+def event_pair(book: Phrasebook, text: str, says: Sequence[str], holds: Sequence[str],
+               batch_events: Sequence[str], rng: random.Random) -> str:
     """`text` with the event it states swapped for one that did not happen in its clip, drawn from
     `batch_events` (the events the batch's captions state, one entry per caption, so a common event
     is drawn more often) or, when none of those is false here, from every narrated event; a caption
     that states no event has its idle talk (or, without any, its start) replaced by the event."""
-    from mineclip.play.narrate import EVENTS  # the narrator's phrases (needs the simulator's extra)
-
+    events = book.events
     held = set(_events(holds))
-    false = [e for e in batch_events if e not in held and e in EVENTS] or [e for e in EVENTS if e not in held]
-    new = rng.choice(EVENTS[rng.choice(false)])
-    stated = [e for e in _events(says) if e in EVENTS]
+    false = [e for e in batch_events if e not in held and e in events] or [e for e in events if e not in held]
+    new = rng.choice(events[rng.choice(false)])
+    stated = [e for e in _events(says) if e in events]
     rng.shuffle(stated)
-    for phrase in [_longest_in(text, EVENTS[e]) for e in stated] + [_longest_in(text, IDLE)]:
+    for phrase in [_longest_in(text, events[e]) for e in stated] + [_longest_in(text, book.idle)]:
         if phrase:
             return text.replace(phrase, new, 1)
     return f"{new}, {text}"
 
 
-def minimal_pairs(texts: Sequence[str], metas: Sequence[dict], rng: random.Random, draw: str = "uniform") -> list[str]:
-    """One minimal pair per clip of a batch (`draw`, one of `MODES`: see the module); every meta must
-    carry the narrator's `says` and `holds`."""
+def minimal_pairs(book: Phrasebook, texts: Sequence[str], metas: Sequence[ClipMeta], rng: random.Random,
+                  draw: str = "uniform") -> list[str]:
+    """One minimal pair per clip of a batch (`draw`, one of `MODES`: see the module) in the phrases of
+    `book`; every clip's metadata must carry the narrator's `says` and `holds`."""
     if draw not in MODES:
         raise ValueError(f"minimal pairs are {', '.join(MODES)}, got {draw!r}")
     says, holds = clip_facts(metas, "minimal_pairs")
     if draw == "events":
         batch_events = [e for s in says for e in _events(s)]
-        return [event_pair(t, s, h, batch_events, rng) for t, s, h in zip(texts, says, holds)]
+        return [event_pair(book, t, s, h, batch_events, rng) for t, s, h in zip(texts, says, holds)]
     weights = None
     if draw == "balanced":  # how many clips of the batch have each kind in view
-        weights = {k: sum(f"view:{k}" in h for h in holds) for k in KINDS}
-    return [minimal_pair(t, s, h, rng, weights) for t, s, h in zip(texts, says, holds)]
+        weights = {k: sum(f"view:{k}" in h for h in holds) for k in book.kinds}
+    return [minimal_pair(book, t, s, h, rng, weights) for t, s, h in zip(texts, says, holds)]

@@ -22,7 +22,8 @@ from .callbacks import NonFiniteLossError, make_checkpoints_atomic
 from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
-from .readout import FrameReadout, check_label_set, readout_loss
+from .readout import FrameReadout, readout_loss
+from .supervision import CRAFTER_FRAME_LABELS, CRAFTER_PHRASEBOOK, FrameLabels, Phrasebook, check_label_set, load_plugin
 from .optim import (
     BETAS,
     EPS,
@@ -99,9 +100,12 @@ class MineCLIPModule(pl.LightningModule):
     predicts what the simulator says the frame shows (kinds in view and next to the player, day,
     the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
     (`mineclip play clips` writes it); the read-out is not part of the model or its exports.
-    frame_readout_labels: which labels the read-out predicts (`mineclip.train.readout.LABEL_SETS`):
+    frame_readout_labels: which labels the read-out predicts (`mineclip.train.supervision.LABEL_SETS`):
     "all", "inventory" (the bar: what the programmatic tasks' events change) or "scene" (kinds in
     view and next to the player, day).
+    frame_labels / phrasebook: the world's plug-ins that the read-out and the minimal pairs read
+    ("module:attribute", imported only when that loss is on; `mineclip.train.supervision`): by
+    default the crafter suite's frame labels and narrator's phrases.
     compile: torch.compile the frame and text towers in place (parameter names unchanged, so
     checkpoints and exports are the same). Costs about half a minute of compiling per fit (and
     once more for validation); on a 2-core CPU the tiny model's step is then 1.07-1.2x faster
@@ -127,6 +131,8 @@ class MineCLIPModule(pl.LightningModule):
         minimal_pairs: str = "none",
         frame_readout: float = 0.0,
         frame_readout_labels: str = "all",
+        frame_labels: str = CRAFTER_FRAME_LABELS,
+        phrasebook: str = CRAFTER_PHRASEBOOK,
         compile: bool = False,
     ):
         super().__init__()
@@ -150,7 +156,11 @@ class MineCLIPModule(pl.LightningModule):
             raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
         check_label_set(frame_readout_labels)  # also when off, so that a typo is not silently ignored
         # built after the model, and only when used: the model's initial weights stay those of its seed
-        self.readout = FrameReadout(config.embed_dim, frame_readout_labels) if frame_readout > 0 else None
+        self.readout = None
+        if frame_readout > 0:
+            spec = load_plugin(frame_labels, FrameLabels, "frame_labels")
+            self.readout = FrameReadout(config.embed_dim, frame_readout_labels, spec)
+        self.phrasebook = load_plugin(phrasebook, Phrasebook, "phrasebook") if minimal_pairs != "none" else None
         self.skipped: Counter = Counter()
         self.best_metrics: dict[str, float] = {}
         self._val_outputs: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
@@ -219,7 +229,7 @@ class MineCLIPModule(pl.LightningModule):
         """(video, text, minimal-pair text) embeddings [B, D]: the captions and their minimal pairs
         (`minimal_pairs`) go through the text tower together."""
         rng = random.Random(torch.initial_seed() * 1_000_003 + self.global_step * 1009 + self.global_rank)
-        pairs = make_minimal_pairs(batch["text"], batch["meta"], rng, self.hparams.minimal_pairs)
+        pairs = make_minimal_pairs(self.phrasebook, batch["text"], batch["meta"], rng, self.hparams.minimal_pairs)
         tokens = torch.cat([batch["tokens"], tokenize(pairs, self.model.config.text.context_length).to(batch["tokens"].device)])
         video = self.model.encode_video(batch["video"]) if video is None else video
         video, text = self.model.embed_pair(video, self.model.encode_text(tokens))

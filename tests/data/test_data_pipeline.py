@@ -14,7 +14,7 @@ RES = (32, 48)
 
 
 def _keys(loader):
-    return [m["key"] for batch in loader for m in batch["meta"]]
+    return [m.key for batch in loader for m in batch["meta"]]
 
 
 def test_brace_expansion_folders_and_joined_patterns(tmp_path, tiny_shards):
@@ -42,7 +42,7 @@ def test_batch_layout_matches_the_contract(tmp_path, tiny_shards):
     assert batch["video"].dtype == torch.uint8 and batch["video"].shape == (4, 8, 3, *RES)
     assert batch["tokens"].dtype == torch.long and batch["tokens"].shape == (4, 77)
     assert batch["tokens"][0, 0] == 49406 and batch["text"][0].startswith("a clip of a cow")
-    assert batch["meta"][0]["i"] == 0 and batch["skipped"] == {}
+    assert batch["meta"][0].value("i") == 0 and batch["skipped"] == {}
 
 
 def test_resampled_mode_has_explicit_epoch_length(tmp_path, tiny_shards):
@@ -116,7 +116,7 @@ def test_bad_samples_are_skipped_and_counted(tmp_path, frames_like):
         _add(tar, "good2", {"npy": npy, "txt": b"another good clip"})
     ds = ClipDataset(str(tmp_path / "mixed-000000.tar"), batch_size=8, num_frames=4, resolution=RES, mode="exact")
     batches = list(ds)
-    assert [m["key"] for b in batches for m in b["meta"]] == ["good1", "good2"]
+    assert [m.key for b in batches for m in b["meta"]] == ["good1", "good2"]
     assert batches[-1]["skipped"] == {"undecodable_video": 2, "too_few_frames": 1, "empty_text": 1, "non_utf8_text": 1, "missing_member": 2}
 
 
@@ -130,7 +130,7 @@ def test_unopenable_shards_are_reported_by_name_and_skipped(tmp_path, tiny_shard
         batches = list(ds)
     messages = " ".join(str(r.message) for r in record)
     assert "missing-000000.tar" in messages and "train-000001.tar" in messages
-    assert [m["i"] for b in batches for m in b["meta"]] == [0, 1]
+    assert [m.value("i") for b in batches for m in b["meta"]] == [0, 1]
     assert batches[-1]["skipped"]["shard_error"] >= 2
 
 

@@ -7,9 +7,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from mineclip.play.narrate import PHRASEBOOK
 from mineclip.tasks.scenes import DAY, NIGHT, VIEW, VIEW_NEAR
 from mineclip.train.loss import ContrastiveLoss, positive_targets
-from mineclip.train.minimal_pairs import KINDS, event_pair, minimal_pair, minimal_pairs
+from mineclip.train.minimal_pairs import event_pair, minimal_pair, minimal_pairs
+
+KINDS = PHRASEBOOK.kinds
 
 
 def named_kinds(text: str) -> set[str]:
@@ -19,7 +22,7 @@ def named_kinds(text: str) -> set[str]:
 @pytest.mark.parametrize("seed", range(20))
 def test_a_named_thing_in_view_becomes_one_that_is_not(seed):
     holds = ["event:none", "view:cow", "view:zombie", "view:tree", "time:day"]
-    out = minimal_pair("looking around, a cow nearby", ["event:none", "view:cow"], holds, random.Random(seed))
+    out = minimal_pair(PHRASEBOOK, "looking around, a cow nearby", ["event:none", "view:cow"], holds, random.Random(seed))
     assert out.startswith("looking around, ") and "a cow nearby" not in out
     (kind,) = named_kinds(out.removeprefix("looking around, "))
     assert f"view:{kind}" not in holds
@@ -27,14 +30,14 @@ def test_a_named_thing_in_view_becomes_one_that_is_not(seed):
 
 def test_a_near_thing_is_swapped_too():
     holds = ["event:none", "view:water", "near:water", "time:day"]
-    out = minimal_pair("standing by the lake", ["event:none", "near:water"], holds, random.Random(0))
+    out = minimal_pair(PHRASEBOOK, "standing by the lake", ["event:none", "near:water"], holds, random.Random(0))
     assert "standing by the lake" not in out and named_kinds(out) and "water" not in named_kinds(out)
 
 
 @pytest.mark.parametrize("said, other", [("it's night", DAY), ("nice day out", NIGHT)])
 def test_the_time_of_day_becomes_the_other(said, other):
     fact = "time:night" if said in NIGHT else "time:day"
-    out = minimal_pair(f"chop a tree, {said}", ["event:collect_wood", fact], ["event:collect_wood", fact],
+    out = minimal_pair(PHRASEBOOK, f"chop a tree, {said}", ["event:collect_wood", fact], ["event:collect_wood", fact],
                        random.Random(1))
     assert out.startswith("chop a tree, ") and out.removeprefix("chop a tree, ") in other
 
@@ -43,7 +46,7 @@ def test_a_caption_silent_about_the_scene_gets_one_false_statement():
     holds = ["event:collect_wood", "view:tree", "view:cow", "view:water", "time:day"]
     seen = set()
     for seed in range(200):
-        out = minimal_pair("chop a tree", ["event:collect_wood"], holds, random.Random(seed))
+        out = minimal_pair(PHRASEBOOK, "chop a tree", ["event:collect_wood"], holds, random.Random(seed))
         assert out.startswith("chop a tree, ")
         added = out.removeprefix("chop a tree, ")
         assert added in NIGHT or (named_kinds(added) and not named_kinds(added) & {"tree", "cow", "water"})
@@ -53,9 +56,9 @@ def test_a_caption_silent_about_the_scene_gets_one_false_statement():
 
 def test_clips_without_the_narrators_facts_are_refused():
     with pytest.raises(ValueError, match="'says' and 'holds'"):
-        minimal_pairs(["chop a tree"], [{"event": "collect_wood"}], random.Random(0))
+        minimal_pairs(PHRASEBOOK, ["chop a tree"], [{"event": "collect_wood"}], random.Random(0))
     with pytest.raises(ValueError, match="uniform, balanced, events"):
-        minimal_pairs(["chop a tree"], [{"says": [], "holds": []}], random.Random(0), draw="rare")
+        minimal_pairs(PHRASEBOOK, ["chop a tree"], [{"says": [], "holds": []}], random.Random(0), draw="rare")
 
 
 def test_balanced_draws_name_absent_things_as_often_as_the_batch_has_them():
@@ -69,7 +72,7 @@ def test_balanced_draws_name_absent_things_as_often_as_the_batch_has_them():
     for draw in named:
         rng = random.Random(0)
         for _ in range(300):
-            named[draw] += named_kinds(minimal_pairs(texts, metas, rng, draw)[-1].removeprefix("looking around, "))
+            named[draw] += named_kinds(minimal_pairs(PHRASEBOOK, texts, metas, rng, draw)[-1].removeprefix("looking around, "))
     balanced = {k: named["balanced"].count(k) for k in ("water", "lava", "skeleton", "zombie", "sand")}
     assert balanced["zombie"] == balanced["sand"] == 0  # no clip of the batch has them: never named
     assert balanced["water"] > 2 * balanced["lava"] > 0 and balanced["skeleton"] < balanced["lava"]
@@ -103,7 +106,7 @@ def test_an_event_pair_swaps_the_stated_event_for_another_clip_s_that_did_not_ha
     batch = ["make_wood_sword", "place_table", "make_wood_pickaxe", "collect_drink"]
     seen = set()
     for seed in range(100):
-        out = event_pair("okay so, crafting a wooden sword, it's night", says, holds, batch, random.Random(seed))
+        out = event_pair(PHRASEBOOK, "okay so, crafting a wooden sword, it's night", says, holds, batch, random.Random(seed))
         assert out.startswith("okay so, ") and out.endswith(", it's night") and "sword" not in out
         (event,) = [e for e, phrases in EVENTS.items() if out.removeprefix("okay so, ").removesuffix(", it's night")
                     in phrases]
@@ -114,11 +117,11 @@ def test_an_event_pair_swaps_the_stated_event_for_another_clip_s_that_did_not_ha
 def test_an_event_free_caption_gets_another_clip_s_event_in_place_of_its_idle_talk():
     from mineclip.play.narrate import EVENTS
 
-    out = event_pair("looking around, a cow nearby", ["event:none", "view:cow"], ["event:none", "view:cow"],
+    out = event_pair(PHRASEBOOK, "looking around, a cow nearby", ["event:none", "view:cow"], ["event:none", "view:cow"],
                      ["collect_wood"], random.Random(0))
     assert out.removesuffix(", a cow nearby") in EVENTS["collect_wood"]
     # no idle talk to replace (a scenery caption): the event comes first
-    out = event_pair("a cow nearby", ["view:cow"], ["event:none", "view:cow"], ["collect_wood"], random.Random(0))
+    out = event_pair(PHRASEBOOK, "a cow nearby", ["view:cow"], ["event:none", "view:cow"], ["collect_wood"], random.Random(0))
     assert out.removesuffix(", a cow nearby") in EVENTS["collect_wood"]
 
 
@@ -131,9 +134,9 @@ def test_event_pairs_draw_the_batch_s_common_events_more_often_and_fall_back_to_
     texts = ["chop a tree real quick"] * 30 + ["set a table down here"] * 3 + ["looking around"]
     rng, drawn = random.Random(0), []
     for _ in range(200):
-        pair = minimal_pairs(texts, metas, rng, "events")[-1]
+        pair = minimal_pairs(PHRASEBOOK, texts, metas, rng, "events")[-1]
         drawn.append(next(e for e, phrases in EVENTS.items() if pair in phrases))
     assert set(drawn) == {"collect_wood", "place_table"} and drawn.count("collect_wood") > 4 * drawn.count("place_table")
     # every clip of the batch chops wood: the chopping clip's pair names some other narrated event
-    out = minimal_pairs(texts[:2], metas[:2], random.Random(0), "events")
+    out = minimal_pairs(PHRASEBOOK, texts[:2], metas[:2], random.Random(0), "events")
     assert all("tree" not in t and any(t in p for p in EVENTS.values()) for t in out)

@@ -7,10 +7,10 @@ import torch
 
 from mineclip.data.pipeline import tokenize
 from mineclip.model.load import load_checkpoint
-from mineclip.sim.labels import BINARY, ITEMS, KINDS
+from mineclip.sim.labels import BINARY, FRAME_LABELS, ITEMS, KINDS
 from mineclip.train.data import ReplayBatches
 from mineclip.train.module import MineCLIPModule
-from mineclip.train.readout import LABEL_SETS, FrameReadout, frame_targets, readout_loss
+from mineclip.train.readout import FrameReadout, frame_targets, readout_loss
 
 from helpers.models import MICRO
 from helpers.training import CAPTIONS, NUM_FRAMES, clip_for
@@ -63,16 +63,16 @@ def fit(module, batches, tmp_path, epochs: int):
 def test_targets_follow_the_frames_a_batch_samples():
     labels = labels_for(2)
     labels["day"] = list(range(CLIP_LEN))  # not 0/1, so that which frames were taken shows
-    rows, binary, counts = frame_targets([{}, {"frame_labels": labels}, {"other": 1}], NUM_FRAMES)
+    rows, binary, counts = frame_targets([{}, {"frame_labels": labels}, {"other": 1}], NUM_FRAMES, FRAME_LABELS)
     assert rows.tolist() == [1]
     assert binary.shape == (1, NUM_FRAMES, BINARY) and counts.shape == (1, NUM_FRAMES, len(ITEMS))
     assert binary[0, :, KINDS.index("water")].sum() == 4  # seen: water, every frame
     assert binary[0, :, len(KINDS) + KINDS.index("cow")].sum() == 4  # near: a cow
     torch.testing.assert_close(counts[0, :, ITEMS.index("drink")], torch.full((NUM_FRAMES,), 2 / 9))
-    assert frame_targets([{}, {"frame_labels": None}], NUM_FRAMES) is None
+    assert frame_targets([{}, {"frame_labels": None}], NUM_FRAMES, FRAME_LABELS) is None
     for bad in ({"seen": [1], "near": [0], "day": [1]}, {"seen": [1], "near": [0]}, [1, 2]):
         with pytest.raises(ValueError, match="frame labels must hold"):
-            frame_targets([{"frame_labels": bad}], NUM_FRAMES)
+            frame_targets([{"frame_labels": bad}], NUM_FRAMES, FRAME_LABELS)
 
 
 def test_the_read_out_learns_the_labels_and_stays_out_of_the_model(tmp_path):
@@ -112,16 +112,16 @@ def test_a_label_set_reads_out_only_its_columns():
     torch.manual_seed(0)
     frames = torch.randn(2, NUM_FRAMES, 16)
     metas = [{"frame_labels": labels_for(0)}, {"frame_labels": labels_for(2)}]
-    _, binary, counts = frame_targets(metas, NUM_FRAMES)
+    _, binary, counts = frame_targets(metas, NUM_FRAMES, FRAME_LABELS)
     for labels, width in (("all", BINARY + len(ITEMS)), ("inventory", 2 * len(ITEMS)),
                           ("scene", 2 * len(KINDS) + 1)):
-        readout = FrameReadout(16, labels)
+        readout = FrameReadout(16, labels, FRAME_LABELS)
         assert readout.proj.out_features == width
         logits, predicted = readout(frames)
-        assert logits.shape[-1] == len(range(BINARY)[LABEL_SETS[labels][0]])
+        assert logits.shape[-1] == len(range(BINARY)[FRAME_LABELS.columns(labels)[0]])
         assert (predicted is None) == (labels == "scene")
         # the loss is that of the set's columns (and the counts where the set reads them) alone
-        cols = LABEL_SETS[labels][0]
+        cols = FRAME_LABELS.columns(labels)[0]
         expected = torch.nn.functional.binary_cross_entropy_with_logits(logits, binary[..., cols])
         if predicted is not None:
             expected = expected + torch.nn.functional.mse_loss(predicted, counts)
@@ -135,4 +135,4 @@ def test_a_label_set_reads_out_only_its_columns():
         with pytest.raises(ValueError, match="frame_readout_labels must be one of"):
             MineCLIPModule(MICRO, frame_readout=weight, frame_readout_labels="cows")
     with pytest.raises(ValueError, match="frame_readout_labels must be one of"):
-        FrameReadout(16, "cows")
+        FrameReadout(16, "cows", FRAME_LABELS)
