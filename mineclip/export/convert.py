@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from mineclip.model.artifact import DEFAULT_WINDOW, load_artifact, save_artifact
+from mineclip.model.artifact import DEFAULT_WINDOW, Artifact, JudgeSettings, load_artifact
 from mineclip.model.load import load_checkpoint
 
 FORMATS = ("artifact", "official")
@@ -38,6 +38,7 @@ class ExportSettings:
     window: int = DEFAULT_WINDOW  # frames per reward window
     frame_stride: int = 1  # steps between a window's frames
     verify: bool = True  # reload the artifact and compare scores
+    judge: JudgeSettings | None = None  # the judge's settings to record (judge.json); None: the defaults
 
 
 @dataclass
@@ -87,8 +88,8 @@ def export_checkpoint(s: ExportSettings) -> ExportResult:
     if s.resize not in RESIZE:
         raise ExportSettingsError(f"--resize must be one of {RESIZE}, got {s.resize!r}")
     source = {"kind": loaded.kind, "path": str(Path(s.checkpoint).resolve()), "name": s.name}
-    save_artifact(model, out, source=source, training=loaded.info, resize=s.resize, name=s.name, window=s.window,
-                  frame_stride=s.frame_stride)
+    Artifact.create(model, out, source=source, training=loaded.info, resize=s.resize, name=s.name, window=s.window,
+                    frame_stride=s.frame_stride, judge=s.judge)
     diff = verify_round_trip(model, out) if s.verify else None
     if diff is not None and diff != 0.0:
         raise ExportError(f"round trip changed scores by up to {diff:g} (expected 0)")

@@ -12,7 +12,6 @@ artifact as `perception.json`.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import dataclass
@@ -20,12 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.model.artifact import PERCEPTION, Artifact
 from mineclip.sim.state import WorldState
 
 from .conditions import Condition, conditions_of, describe, minimal_pairs
 from .percipient import WHOLE, Percipient
 
-FILE_NAME = "perception.json"
+FILE_NAME = PERCEPTION  # beside the artifact: `mineclip.model.artifact.Artifact` writes it
 TARGET = 0.9  # precision of yes and of no answers on the training frames
 MIN_FRAMES = 8  # of each label, per key, to fit a band
 TIMES = ("day", "noon", "dusk", "night", "dawn")
@@ -143,12 +143,9 @@ def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: 
 
 def save_thresholds(artifact_dir: str | os.PathLike, thresholds: dict) -> Path:
     """Write the thresholds beside an artifact (`perception.json`)."""
-    path = Path(artifact_dir) / FILE_NAME
-    path.write_text(json.dumps(thresholds, indent=1) + "\n")
-    return path
+    return Artifact(artifact_dir).write_json(FILE_NAME, thresholds)
 
 
 def load_thresholds(artifact_dir: str | os.PathLike) -> dict:
     """The thresholds saved beside an artifact, or {} (every answer unsure) when there are none."""
-    path = Path(artifact_dir) / FILE_NAME
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return Artifact(artifact_dir).read_json(FILE_NAME)

@@ -32,12 +32,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from mineclip.model.artifact import PERCEPTION_HEAD, Artifact
 from mineclip.sim.engine import FRAME_SIZE, TILE
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
 
 from .conditions import BRIGHTNESS, CREATURES, OBJECTS, TERRAIN, THINGS, TIMES, Condition
 
-FILE_NAME = "perception_head.safetensors"
+FILE_NAME = PERCEPTION_HEAD  # beside the artifact: `mineclip.model.artifact.Artifact` writes it
 FORMAT = "mineclip-perception-head"
 MIN_TILES = 20  # labelled tiles of a kind (and frames with it in view, MIN_FRAMES) to fit it at all
 MIN_FRAMES = 8
@@ -200,16 +201,10 @@ class PerceptionHead:
 
     def save(self, directory: str | os.PathLike) -> Path:
         """Write `perception_head.safetensors` into `directory` (an artifact's), atomically."""
-        from safetensors.torch import save_file
-
-        path = Path(directory) / FILE_NAME
         tensors = {k: getattr(self, k).contiguous() for k in TENSORS}
         meta = {"format": FORMAT, "kinds": json.dumps(self.kinds), "states": json.dumps(self.states),
                 "fitted": json.dumps(self.fitted)}
-        tmp = path.with_name(path.name + ".partial")
-        save_file(tensors, str(tmp), metadata=meta)
-        os.replace(tmp, path)
-        return path
+        return Artifact(directory).write_tensors(FILE_NAME, tensors, meta)
 
 
 def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | None:
@@ -217,7 +212,7 @@ def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | 
     a file of another format, or one whose shapes do not fit `rm`'s encoder, is a ValueError."""
     if directory is None:
         return None
-    path = Path(directory) / FILE_NAME
+    path = Artifact(directory).file(FILE_NAME)
     if not path.is_file():
         return None
     from safetensors import safe_open
