@@ -27,12 +27,13 @@ def main() -> None:
 
     from mineclip import RewardModel
     from mineclip.pipeline.presets import load_preset
+    from mineclip.play.narrate import EVENTS
     from mineclip.tasks import get_task
 
     tasks = args.task or list(load_preset("default").evalset.tasks)
     prompts = {t: get_task(t).prompt for t in tasks}
     for model in args.model:
-        near = prompt_neighbours(RewardModel.load(model).model, list(prompts.values()))
+        near = prompt_neighbours(RewardModel.load(model).model, list(prompts.values()), EVENTS)
         print(f"\n{model}")
         for t, prompt in prompts.items():
             cells = ", ".join(f"{e} {s:.2f}" for e, s in near[prompt][:args.top])

@@ -74,9 +74,10 @@ def band_table(metrics: dict) -> str:
     """The trained model's judge per difficulty band (mean F1 of the paper's rule and AUC), and the
     Spearman correlation of the tasks' F1 with each difficulty score (`mineclip.evaluate.bands`)."""
     from mineclip.evaluate.bands import judge_by_band
+    from mineclip.tasks.judging import SUITE
 
     trained = next(iter(metrics["models"]))
-    by_band = judge_by_band({trained: metrics["models"][trained]})
+    by_band = judge_by_band({trained: metrics["models"][trained]}, SUITE)
     if by_band is None:
         return "no difficulty scores cached: run `mineclip tasks difficulty --recompute` for the per-band table"
     out = [f"{'difficulty band':<18}{'tasks':>6}{'mean F1':>10}{'mean AUC':>10}  tasks"]

@@ -1,17 +1,17 @@
 """The judge per MCU difficulty band: does it get worse as tasks get harder?
 
 Bands (easy, medium, hard) are the terciles of the overall difficulty score over the task
-catalogue (`mineclip.tasks.difficulty.bands`); the six scores come from the catalogue's cache. Tasks
-outside the catalogue, or an install without the task suite (`mineclip[sim]`), give no bands.
+catalogue (`mineclip.tasks.difficulty.bands`); the six scores come from the catalogue's cache, by
+way of the task suite the evaluation was given (`mineclip.evaluate.suite.TaskSuite.difficulty`).
+Tasks outside the catalogue, or no task suite, give no bands.
 """
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
 from .report import task_f1
+from .suite import TaskSuite
 
 
 def ranks(x) -> np.ndarray:
@@ -36,22 +36,21 @@ def spearman(x, y) -> float | None:
     return float(np.corrcoef(rx, ry)[0, 1])
 
 
-def judge_by_band(models: dict[str, dict]) -> dict | None:
+def judge_by_band(models: dict[str, dict], suite: TaskSuite | None) -> dict | None:
     """Per model and band: its tasks, mean F1 (paper's rule) and mean AUC; per model the rank
-    correlation of the tasks' F1 with each difficulty score. None without the task suite or scores."""
-    if importlib.util.find_spec("crafter") is None:
+    correlation of the tasks' F1 with each difficulty score. None without a task suite or scores."""
+    difficulty = suite.difficulty() if suite is not None else None
+    if difficulty is None:
         return None
-    from mineclip.tasks.difficulty import BANDS, SCORES, bands, load_scores
-
-    scores = load_scores()
+    band_names, score_names, scores, all_bands = difficulty
     out: dict = {"bands": {}, "spearman": {}}
     for name, tasks in models.items():
         f1 = {t: f for t, e in tasks.items() if (f := task_f1(e)) is not None}
-        band = bands(list(f1), scores)
+        band = {t: all_bands[t] for t in f1 if t in all_bands}
         if not band:
             continue
         rows = {}
-        for b in BANDS:
+        for b in band_names:
             ts = sorted(t for t in band if band[t] == b)
             aucs = [a for t in ts if (a := tasks[t]["rules"]["mean"]["kmeans"].get("auc")) is not None]
             rows[b] = {"tasks": ts, "mean_f1": float(np.mean([f1[t] for t in ts])) if ts else None,
@@ -59,6 +58,6 @@ def judge_by_band(models: dict[str, dict]) -> dict | None:
         out["bands"][name] = rows
         ts = sorted(band)
         out["spearman"][name] = {s: spearman([scores[t][s] for t in ts], [f1[t] for t in ts])
-                                 for s in (*SCORES, "overall")}
+                                 for s in (*score_names, "overall")}
     return out if out["bands"] else None
 

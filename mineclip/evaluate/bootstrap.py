@@ -19,6 +19,8 @@ import hashlib
 
 import numpy as np
 
+from .thresholds import kmeans_thresholds
+
 REPLICATES = 2000
 LEVEL = 0.95
 
@@ -26,24 +28,6 @@ LEVEL = 0.95
 def seed_of(name: str) -> int:
     """A reproducible RNG seed derived from a name (a task, a table cell)."""
     return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "little")
-
-
-def kmeans_thresholds(samples: np.ndarray) -> np.ndarray:
-    """The paper's K-means (K=2) boundary of each row of `samples` [R, n] (exact 1-D optimum, as
-    `judge.kmeans_2`, vectorised over rows)."""
-    x = np.sort(samples, axis=1)
-    n = x.shape[1]
-    if n < 2:
-        return x[:, 0]
-    c1, c2 = np.cumsum(x, axis=1), np.cumsum(x ** 2, axis=1)
-    i = np.arange(1, n)
-    left = c1[:, i - 1] / i
-    right = (c1[:, -1:] - c1[:, i - 1]) / (n - i)
-    sse = (c2[:, i - 1] - i * left ** 2) + ((c2[:, -1:] - c2[:, i - 1]) - (n - i) * right ** 2)
-    best = np.argmin(sse, axis=1)
-    rows = np.arange(len(x))
-    t = (left[rows, best] + right[rows, best]) / 2
-    return np.where(x[:, 0] == x[:, -1], x[:, 0], t)
 
 
 def f1_replicates(scores, labels, name: str, replicates: int = REPLICATES) -> np.ndarray:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mineclip.model.artifact import JudgeSettings
 from mineclip.model.precision import PRECISIONS, check_precision
 from mineclip.reward.reward import MODES
-
-from .judge import DEFAULT_TOPK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,15 +25,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", action="append", default=[], help="another artifact to compare (repeatable)")
     p.add_argument("--no-untrained", action="store_true",
                    help="skip the untrained baseline (same architecture, random weights, seed --seed)")
-    p.add_argument("--mode", choices=MODES, default="direct", help="reward formula the scores average")
-    p.add_argument("--topk", type=int, default=DEFAULT_TOPK, help="windows averaged by the top-k score rule")
-    p.add_argument("--negatives", default="suite",
+    defaults = JudgeSettings()
+    p.add_argument("--mode", choices=MODES, default=None,
+                   help=f"reward formula the scores average (default: the artifact's judge settings, else "
+                        f"{defaults.mode!r})")
+    p.add_argument("--topk", type=int, default=None,
+                   help=f"windows averaged by the top-k score rule (default: the artifact's, else {defaults.topk})")
+    p.add_argument("--negatives", default=None,
                    help="negative prompts (mineclip.tasks.negatives): 'suite' (the task suite's other prompts, as "
                         "in the paper), 'scene' (those plus the suite narrator's event-free captions, e.g. 'a cow "
-                        "nearby': what `mineclip pipeline` judges with), 'distinct', 'distinct+scene', or a file "
-                        "with one prompt per line")
+                        "nearby'), 'distinct', 'distinct+scene', or a file with one prompt per line (default: the "
+                        f"artifact's judge settings, which the pipeline sets to its preset's, else {defaults.negatives!r})")
     p.add_argument("--calibrate", action="store_true",
                    help="fit per-task thresholds on these labels and save them with the model (judge.json)")
+    p.add_argument("--no-calibration", action="store_true",
+                   help="judge without the artifact's calibrated thresholds (K-means only); calibrated thresholds "
+                        "fitted under other settings (mode, top-k, negatives, window) are otherwise an error")
     p.add_argument("--shards", default=None, help="held-out shards for retrieval (brace pattern or folder)")
     p.add_argument("--retrieval-max", type=int, default=1000, help="clips used for retrieval at most")
     p.add_argument("--device", default="cpu", help="torch device of the models")
@@ -61,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     keep_freed_memory()
     settings = EvalSettings(model=a.model, labels=a.labels, out=a.out, baselines=a.baseline,
                             untrained=not a.no_untrained, mode=a.mode, topk=a.topk, negatives=a.negatives,
-                            calibrate=a.calibrate, shards=a.shards, retrieval_max=a.retrieval_max, device=a.device,
+                            calibrate=a.calibrate, use_calibration=not a.no_calibration, shards=a.shards, retrieval_max=a.retrieval_max, device=a.device,
                             precision=a.precision, seed=a.seed, progress=not a.quiet)
     try:
         result = evaluate(settings)

@@ -15,9 +15,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mineclip.model.artifact import JudgeSettings
+
+from .thresholds import THRESHOLD_RULES, calibrate_threshold, classify, kmeans_2, kmeans_threshold  # noqa: F401  (the judge's API)
+
 SCORE_RULES = ("mean", "max", "topk")
-THRESHOLD_RULES = ("kmeans", "calibrated")
-DEFAULT_TOPK = 16  # one window's worth of steps
+DEFAULT_TOPK = JudgeSettings.topk  # one window's worth of steps
 # No task of a run should be judged below this F1 (issue 30's bar, beside the mean targets): a run
 # that scores a task under it has as good as lost that task
 TASK_FLOOR = 0.60
@@ -35,36 +38,6 @@ def trajectory_score(rewards, rule: str = "mean", k: int = DEFAULT_TOPK) -> floa
     if rule == "topk":
         return float(np.sort(r)[-min(k, r.size):].mean())
     raise ValueError(f"score rule must be one of {SCORE_RULES}, got {rule!r}")
-
-
-def kmeans_2(scores) -> tuple[float, float]:
-    """The two centroids of 1-D K-means (K=2): the global optimum of the K-means objective, found
-    exactly by trying every split of the sorted scores (what Lloyd's algorithm converges to from a
-    good start; deterministic)."""
-    x = np.sort(np.asarray(scores, dtype=np.float64).ravel())
-    if x.size == 0:
-        raise ValueError("expected at least one score")
-    if x.size == 1 or x[0] == x[-1]:
-        return float(x[0]), float(x[-1])
-    n = x.size
-    c1, c2 = np.cumsum(x), np.cumsum(x ** 2)
-    i = np.arange(1, n)  # left cluster = x[:i]
-    left_mean = c1[i - 1] / i
-    right_mean = (c1[-1] - c1[i - 1]) / (n - i)
-    sse = (c2[i - 1] - i * left_mean ** 2) + ((c2[-1] - c2[i - 1]) - (n - i) * right_mean ** 2)
-    best = int(np.argmin(sse))
-    return float(left_mean[best]), float(right_mean[best])
-
-
-def kmeans_threshold(scores) -> float:
-    """The paper's decision boundary: the mean of the two K-means centroids."""
-    lo, hi = kmeans_2(scores)
-    return (lo + hi) / 2
-
-
-def classify(scores, threshold: float) -> np.ndarray:
-    """1 (success) where the score is above the threshold."""
-    return (np.asarray(scores, dtype=np.float64) > threshold).astype(np.int64)
 
 
 def binary_metrics(labels, preds) -> dict:
@@ -94,24 +67,6 @@ def roc_auc(scores, labels) -> float | None:
         return None
     diff = pos[:, None] - neg[None, :]
     return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
-
-
-def calibrate_threshold(scores, labels) -> float:
-    """The fixed threshold that maximises F1 on a labelled set (ties: accuracy, then the middle
-    candidate); candidates are the midpoints between consecutive distinct scores."""
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels).astype(np.int64)
-    if s.size == 0:
-        raise ValueError("expected labelled scores to calibrate on, got none")
-    u = np.unique(s)
-    cands = np.concatenate([[u[0] - 1e-9 - abs(u[0]) * 1e-6], (u[:-1] + u[1:]) / 2, [u[-1]]])
-    keys = []
-    for t in cands:
-        m = binary_metrics(y, classify(s, t))
-        keys.append((m["f1"], m["accuracy"]))
-    best = max(keys)
-    ties = [t for t, k in zip(cands, keys) if k == best]
-    return float(ties[len(ties) // 2])
 
 
 @dataclass

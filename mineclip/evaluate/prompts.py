@@ -15,12 +15,10 @@ from typing import Mapping, Sequence
 import torch
 
 
-def prompt_neighbours(model, prompts: Sequence[str], phrases: Mapping[str, Sequence[str]] | None = None,
+def prompt_neighbours(model, prompts: Sequence[str], phrases: Mapping[str, Sequence[str]]
                       ) -> dict[str, list[tuple[str, float]]]:
-    """{prompt: [(event, mean cosine similarity to its phrases), ...] best first} for a MineCLIP model;
-    `phrases` defaults to the narrator's event phrases."""
-    if phrases is None:
-        from mineclip.play.narrate import EVENTS as phrases  # the narrator's phrases (needs the simulator's extra)
+    """{prompt: [(event, mean cosine similarity to its phrases), ...] best first} for a MineCLIP model
+    and a narrator's event phrases (the crafter narrator's: `mineclip.play.narrate.EVENTS`)."""
     prompts = list(prompts)
     if not prompts or any(not p.strip() for p in prompts):
         raise ValueError("prompt_neighbours needs non-empty prompts")

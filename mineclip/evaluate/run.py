@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mineclip.model.artifact import ArtifactError, read_judge, write_judge
+from mineclip.model.artifact import Artifact, ArtifactError
 from mineclip.reward import RewardModel
 
 from .bands import judge_by_band
 from .human import merge_labels, people_stats
-from .judge import DEFAULT_TOPK
 from .report import mean_f1, write_report
 from .scoring import Scorer, judge_tasks, score_all
+from .suite import DEFAULT_SUITE, TaskSuite, load_suite, read_prompts
+from .thresholds import Calibration, CalibrationMismatch
 from .trajectories import Problem, read_label_files
 
 log = logging.getLogger(__name__)
@@ -44,10 +45,13 @@ class EvalSettings:
     out: str  # folder for report.md, metrics.json and plots
     baselines: list[str] = field(default_factory=list)  # other artifacts judged beside
     untrained: bool = True  # judge an untrained model of the same architecture beside
-    mode: str = "direct"  # reward formula the scores average
-    topk: int = DEFAULT_TOPK
-    negatives: str = "suite"  # a policy of mineclip.tasks.negatives, or a file of prompts
+    # the judge's settings; None: the artifact's (judge.json `settings`, `JudgeSettings` where it has none)
+    mode: str | None = None  # reward formula the scores average
+    topk: int | None = None
+    negatives: str | None = None  # a policy of the task suite (mineclip.tasks.negatives), or a file of prompts
+    suite: str | None = DEFAULT_SUITE  # the task suite ("module:attribute", mineclip.evaluate.suite); None: none
     calibrate: bool = False  # fit per-task thresholds on these labels and save them with the model
+    use_calibration: bool = True  # judge with the artifact's calibrated thresholds too (refused under other settings)
     shards: str | None = None  # held-out shards for retrieval
     retrieval_max: int = 1000
     device: str = "cpu"
@@ -95,20 +99,30 @@ def load_models(s: EvalSettings) -> tuple[str, dict[str, RewardModel]]:
     return main_name, models
 
 
-def negatives_of(policy: str, label_prompts: list[str]) -> tuple[Callable[[str], list[str]], str, list[str]]:
-    """(prompt -> its negatives, a line saying what they are, notes) under a negatives policy.
+def negatives_of(policy: str, label_prompts: list[str], suite: TaskSuite | None
+                 ) -> tuple[Callable[[str], list[str]], str, list[str]]:
+    """(prompt -> its negatives, a line saying what they are, notes) under a negatives policy: one of
+    the task suite's, or a file of prompts.
 
-    When the task suite cannot be read (a broken file on $MINECLIP_TASKS_PATH), `suite` falls back to
-    the labels' own prompts and says so; `scene` and `distinct` need the suite."""
-    from mineclip.tasks import negatives
-
-    if not negatives.is_policy(policy):
-        raise NegativesError(f"--negatives is neither 'suite', 'scene' nor a file: {policy} "
-                             f"(policies: {', '.join(negatives.POLICIES)})")
+    Without a task suite (none named, or it cannot be read, e.g. a broken file on
+    $MINECLIP_TASKS_PATH), `suite` falls back to the labels' own prompts and says so; the suite's
+    other policies need it."""
     notes: list[str] = []
+    policies = tuple(suite.policies) if suite is not None else ("suite",)
+    if policy not in policies and not Path(policy).is_file():
+        raise NegativesError(f"--negatives is neither a policy ({', '.join(policies)}) nor a file: {policy}"
+                             + ("" if suite is not None else " (no task suite: the others need one)"))
     try:
-        pool, source = negatives.negative_pool(policy), negatives.describe(policy)
+        if policy not in policies:
+            pool = read_prompts(policy)
+            source = f"negatives from {policy} ({len(pool)} prompts)"
+        elif suite is None:
+            raise ValueError("no task suite")
+        else:
+            pool, source = suite.negative_pool(policy)
     except (ValueError, OSError) as e:
+        if policy not in policies:
+            raise NegativesError(f"--negatives {policy}: {e}") from e
         if policy != "suite":
             raise NegativesError(f"--negatives {policy} needs the task suite ({e})") from e
         pool = list(dict.fromkeys(label_prompts))
@@ -135,31 +149,42 @@ def evaluate(s: EvalSettings) -> EvalResult:
         if not path.is_file():
             raise EvalError(f"labels file not found: {path}")
     labels_path = label_paths[0]
-    lines_read, problems, lines = read_label_files(label_paths)
+    suite = load_suite(s.suite)
+    lines_read, problems, lines = read_label_files(label_paths, suite.prompt if suite is not None else None)
     trajectories, unlabelled = merge_labels(lines_read)
     problems += unlabelled
+    artifact = Artifact(s.model)
+    try:
+        js = artifact.judge_settings().override(mode=s.mode, topk=s.topk, negatives=s.negatives)
+    except ArtifactError as e:
+        raise EvalError(str(e)) from e
     main_name, models = load_models(s)
+    rm = models[main_name]
 
     prompts = list(dict.fromkeys(t.prompt for t in trajectories))
-    negatives_for, negatives_source, notes = negatives_of(s.negatives, prompts)
-    scorer = Scorer(models, negatives_for, mode=s.mode, topk=s.topk)
+    negatives_for, negatives_source, notes = negatives_of(js.negatives, prompts, suite)
+    under = {"mode": js.mode, "topk": js.topk, "window": rm.window, "frame_stride": rm.frame_stride,
+             "negatives": js.negatives}
+    calibration = Calibration.from_dict(artifact.judge().get("calibration"))
+    thresholds = None
+    if calibration is not None and s.use_calibration and not s.calibrate:  # checked before scoring
+        try:
+            thresholds = calibration.thresholds_for(**under)
+        except CalibrationMismatch as e:
+            raise EvalError(f"{artifact.file('judge.json')}: {e}") from e
+        notes.append(f"calibrated thresholds read from {artifact.file('judge.json')} (fitted on {calibration.labels})")
+    scorer = Scorer(models, negatives_for, mode=js.mode, topk=js.topk)
     scores, more_problems = score_all(scorer, trajectories, s.progress)
     problems = sorted(problems + more_problems, key=lambda p: (p.file or "", p.line))
 
-    calibrated = read_judge(s.model)
-    judged = {name: judge_tasks(items, calibrated if name == main_name else None) for name, items in scores.items()}
+    judged = {name: judge_tasks(items, thresholds if name == main_name else None) for name, items in scores.items()}
     if s.calibrate and judged.get(main_name):
-        rm = models[main_name]
-        cal = {"labels": str(labels_path.resolve()), "mode": s.mode, "topk": s.topk, "window": rm.window,
-               "frame_stride": rm.frame_stride,
-               "tasks": {task: {rule: e["rules"][rule]["fit_threshold"] for rule in e["rules"]}
-                         | {"n": e["n"], "prompt": e["prompt"]} for task, e in judged[main_name].items()}}
-        write_judge(s.model, {**calibrated, **cal})  # other sections (the assistant's `commands`) stay
-        notes.append(f"calibrated thresholds for {len(cal['tasks'])} task(s) saved to {Path(s.model) / 'judge.json'}"
+        fitted = Calibration(**under, labels=str(labels_path.resolve()),
+                             tasks={task: {rule: e["rules"][rule]["fit_threshold"] for rule in e["rules"]}
+                                    | {"n": e["n"], "prompt": e["prompt"]} for task, e in judged[main_name].items()})
+        artifact.write_judge_section("calibration", fitted.to_dict())  # other sections (`commands`) stay
+        notes.append(f"calibrated thresholds for {len(fitted.tasks)} task(s) saved to {artifact.file('judge.json')}"
                      " (fitted on these labels: judge other labels with them)")
-    if calibrated.get("tasks") and not s.calibrate:
-        notes.append(f"calibrated thresholds read from {Path(s.model) / 'judge.json'} "
-                     f"(fitted on {calibrated.get('labels')})")
 
     retrieval = None
     if s.shards:
@@ -174,16 +199,15 @@ def evaluate(s: EvalSettings) -> EvalResult:
     judged_ids = {id(ts.traj) for items in scores.values() for ts in items}
     by_kind = Counter(p.kind for p in problems)
     counts = {"lines": lines, "judged": len(judged_ids), "skipped": len(problems), "by_kind": dict(by_kind)}
-    rm = models[main_name]
     people = people_stats(scores[main_name], judged[main_name]) if scores.get(main_name) else None
     settings = {"model": str(Path(s.model).resolve()), "labels": str(labels_path.resolve()),
-                "label_files": [str(p.resolve()) for p in label_paths], "mode": s.mode,
-                "window": rm.window, "frame_stride": rm.frame_stride, "first_steps": "repeat", "topk": s.topk,
+                "label_files": [str(p.resolve()) for p in label_paths], "mode": js.mode,
+                "window": rm.window, "frame_stride": rm.frame_stride, "first_steps": "repeat", "topk": js.topk,
                 "precision": rm.precision,
-                "negatives": s.negatives, "negatives_source": negatives_source, "models": list(models),
+                "negatives": js.negatives, "negatives_source": negatives_source, "models": list(models),
                 "score": "mean of step rewards (frames 1..T-1)", "threshold": "mean of 2 K-means centroids per task"}
     metrics = write_report(out, main_model=main_name, models=judged, scores=scores, problems=problems,
                            counts=counts, settings=settings, retrieval=retrieval, notes=notes, people=people,
-                           by_band=judge_by_band(judged))
+                           by_band=judge_by_band(judged, suite))
     return EvalResult(str(out / "report.md"), metrics, lines, counts["judged"], problems,
                       {name: mean_f1(tasks) for name, tasks in judged.items()}, time.time() - t0)

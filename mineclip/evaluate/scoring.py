@@ -81,7 +81,9 @@ def score_all(scorer: Scorer, trajectories: list[Trajectory], progress: bool = T
 
 def judge_tasks(scores: list[TrajectoryScore], calibrated: dict | None = None) -> dict[str, dict]:
     """Per task: K-means judgements under every score rule, the calibrated one where a threshold
-    for that task and rule is known, AUC, and in-sample calibrated thresholds (for saving)."""
+    for that task and rule is known (`calibrated`: task -> {rule: threshold}, from
+    `thresholds.Calibration.thresholds_for`, which checked they were fitted under these scores'
+    settings), AUC, and in-sample calibrated thresholds (for saving)."""
     by_task: dict[str, list[TrajectoryScore]] = {}
     for ts in scores:
         by_task.setdefault(ts.traj.task, []).append(ts)
@@ -96,7 +98,7 @@ def judge_tasks(scores: list[TrajectoryScore], calibrated: dict | None = None) -
             rules = {"kmeans": judge(s, labels, "kmeans", rule=rule).to_dict()}
             if rule == "mean":  # the paper's judge: how far its F1 could move with another draw of the set
                 rules["kmeans"]["f1_interval"] = f1_interval(s, labels, task)
-            known = ((calibrated or {}).get("tasks", {}).get(task, {}) or {}).get(rule)
+            known = ((calibrated or {}).get(task) or {}).get(rule)
             if known is not None:
                 rules["calibrated"] = judge(s, labels, "calibrated", float(known), rule=rule).to_dict()
             rules["fit_threshold"] = calibrate_threshold(s, labels)

@@ -77,33 +77,16 @@ class Trajectory:
         return d
 
 
-def _task_lookup() -> Callable[[str], str] | None:
-    """task id -> prompt from the task suite, or None when the suite cannot be imported."""
-    try:
-        from mineclip.tasks.registry import get_task
-    except Exception as e:
-        log.warning("task suite unavailable (%s): task ids cannot be checked; using each line's prompt", e)
-        return None
-
-    def lookup(task_id: str) -> str:
-        return get_task(task_id).prompt
-
-    return lookup
-
-
-def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = True
+def read_labels(path: str | Path, lookup: Callable[[str], str] | None = None
                 ) -> tuple[list[Trajectory], list[Problem], int]:
     """Parse a labels file: (usable trajectories, problems, number of non-empty lines).
 
-    `lookup` maps a task id to its prompt (default: the task suite registry; False: trust the
-    lines' prompts). Video existence is checked here; decodability when frames are loaded.
+    `lookup` maps a task id to its prompt (a task suite's `prompt`, `mineclip.evaluate.suite`; a
+    line whose id it does not know is an `unknown_task` problem); None trusts the lines' prompts.
+    Video existence is checked here; decodability when frames are loaded.
     """
     path = Path(path)
     base = path.parent
-    if lookup is True:
-        lookup = _task_lookup()
-    elif lookup is False:
-        lookup = None
     out: list[Trajectory] = []
     problems: list[Problem] = []
     lines = 0
@@ -142,14 +125,12 @@ def read_labels(path: str | Path, lookup: Callable[[str], str] | None | bool = T
     return out, problems, lines
 
 
-def read_label_files(paths: list[str | Path], lookup: Callable[[str], str] | None | bool = True
+def read_label_files(paths: list[str | Path], lookup: Callable[[str], str] | None = None
                      ) -> tuple[list[Trajectory], list[Problem], int]:
     """`read_labels` over several files (problems name their file when there is more than one)."""
-    if lookup is True:
-        lookup = _task_lookup()
     trajectories, problems, lines = [], [], 0
     for path in paths:
-        t, p, n = read_labels(path, lookup if lookup is not None else False)
+        t, p, n = read_labels(path, lookup)
         if len(paths) > 1:
             for q in p:
                 q.file = str(path)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from mineclip.evaluate.judge import classify, kmeans_2
+from mineclip.evaluate.thresholds import Calibration, classify, kmeans_2
+from mineclip.model.artifact import Artifact
 
 from .items import LabelSet
 
@@ -52,14 +53,15 @@ def active_order(margins: Sequence[float | None]) -> list[int]:
 
 def task_thresholds(tasks: Sequence[str], scores: Sequence[float], calibrated: dict | None = None
                     ) -> dict[str, dict]:
-    """task -> threshold (calibrated for the score rule where known, else K-means), centroid spread, source."""
+    """task -> threshold (calibrated for the score rule where known, else K-means), centroid spread,
+    source; `calibrated`: task -> {rule: threshold} (`Calibration.thresholds_for`)."""
     by_task: dict[str, list[float]] = {}
     for t, s in zip(tasks, scores):
         by_task.setdefault(t, []).append(float(s))
     out = {}
     for task, s in by_task.items():
         lo, hi = kmeans_2(s)
-        known = (((calibrated or {}).get("tasks") or {}).get(task) or {}).get(SCORE_RULE)
+        known = ((calibrated or {}).get(task) or {}).get(SCORE_RULE)
         threshold, source = (float(known), "calibrated") if known is not None else ((lo + hi) / 2, "kmeans")
         out[task] = {"threshold": threshold, "spread": (hi - lo) if hi > lo else 1.0, "source": source}
     return out
@@ -92,6 +94,7 @@ def score_set(label_set: LabelSet, artifact: str | Path, negatives: str = "suite
 
     from mineclip.evaluate.run import negatives_of
     from mineclip.evaluate.scoring import Scorer
+    from mineclip.tasks.judging import SUITE
     from mineclip.evaluate.trajectories import Trajectory, load_media
     from mineclip.reward import RewardModel
 
@@ -115,7 +118,7 @@ def score_set(label_set: LabelSet, artifact: str | Path, negatives: str = "suite
             todo.append(it)
     if todo:
         rm = RewardModel.load(artifact)
-        negatives_for, _, _ = negatives_of(negatives, list(dict.fromkeys(it.prompt for it in label_set.items)))
+        negatives_for, _, _ = negatives_of(negatives, list(dict.fromkeys(it.prompt for it in label_set.items)), SUITE)
         scorer = Scorer({"judge": rm}, negatives_for, mode=mode)
         for it in tqdm(todo, desc="scoring the set with the judge", disable=not progress, unit="traj"):
             try:
@@ -133,14 +136,17 @@ def score_set(label_set: LabelSet, artifact: str | Path, negatives: str = "suite
     return scores, failed
 
 
-def judge_view(label_set: LabelSet, artifact: str | Path, negatives: str = "suite", mode: str = "direct",
+def judge_view(label_set: LabelSet, artifact: str | Path, negatives: str | None = None, mode: str | None = None,
                cache: Path | None = None, progress: bool = True) -> JudgeView:
-    """Score the set and place every item relative to its task's threshold."""
-    from mineclip.model.artifact import read_judge
-
-    scores, failed = score_set(label_set, artifact, negatives, mode, cache, progress)
-    judge = read_judge(artifact)
-    calibrated = judge if judge.get("mode", mode) == mode else None
+    """Score the set and place every item relative to its task's threshold; `negatives` and `mode`
+    default to the artifact's judge settings (as `mineclip eval`'s). Calibrated thresholds fitted
+    under other settings are refused (`thresholds.CalibrationMismatch`)."""
+    art = Artifact(artifact)
+    js = art.judge_settings().override(negatives=negatives, mode=mode)
+    calibration = Calibration.from_dict(art.judge().get("calibration"))
+    calibrated = calibration.thresholds_for(mode=js.mode, window=art.window, frame_stride=art.frame_stride,
+                                            negatives=js.negatives) if calibration else None
+    scores, failed = score_set(label_set, artifact, js.negatives, js.mode, cache, progress)
     ids = [it.id for it in label_set.items if it.id in scores]
     tasks = [it.task for it in label_set.items if it.id in scores]
     m, preds, th = margins(tasks, [scores[i] for i in ids], calibrated) if ids else ([], [], {})

@@ -29,8 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="showing order: 'judge' (the judge's least sure first; the default with --model), 'set' "
                         "(as in the set; the default without), 'random' (shuffled: labels that sample the set "
                         "evenly, for an unbiased F1 estimate)")
-    p.add_argument("--negatives", default="suite", help="the judge's negative prompts (as `mineclip eval`)")
-    p.add_argument("--mode", choices=MODES, default="direct", help="reward formula the judge's scores average")
+    p.add_argument("--negatives", default=None,
+                   help="the judge's negative prompts (as `mineclip eval`; default: the artifact's judge settings)")
+    p.add_argument("--mode", choices=MODES, default=None,
+                   help="reward formula the judge's scores average (default: the artifact's judge settings)")
     p.add_argument("--prompt", default=None, help="the prompt of every video of a folder that has no NAME.txt")
     p.add_argument("--ratings", default=None,
                    help="file for task difficulty ratings (default: the task suite's suite/ratings.jsonl, which "

@@ -36,8 +36,8 @@ class LabelSettings:
     host: str | None = None  # None: 127.0.0.1 only
     model: str | None = None  # an exported artifact: order by the judge's uncertainty, estimate its F1
     order: str | None = None  # "judge" (default with a model), "set" (default without), "random"
-    negatives: str = "suite"
-    mode: str = "direct"
+    negatives: str | None = None  # the judge's settings; None: the artifact's (mineclip.model.artifact.JudgeSettings)
+    mode: str | None = None
     prompt: str | None = None  # for a folder of videos without NAME.txt prompts
     ratings: str | None = None  # task ratings file (default: the task suite's)
     progress: bool = True

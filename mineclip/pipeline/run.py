@@ -143,12 +143,14 @@ def stage_train(run: Path, preset: Preset, workers: int, overrides: dict) -> dic
 
 def stage_export(run: Path, preset: Preset) -> dict:
     from mineclip.export import ExportSettings, export_checkpoint
+    from mineclip.model.artifact import JudgeSettings
 
     out = artifact_dir(run)
     if out.exists():
         shutil.rmtree(out)
     checkpoint = checkpoints_dir(run) / "last.ckpt"  # the final weights, as the train stage records
-    settings = ExportSettings(str(checkpoint), str(out), name="mineclip (pipeline)", window=preset.num_frames)
+    settings = ExportSettings(str(checkpoint), str(out), name="mineclip (pipeline)", window=preset.num_frames,
+                              judge=JudgeSettings(negatives=preset.negatives, mode=preset.mode))
     return asdict(export_checkpoint(settings))
 
 
@@ -156,9 +158,9 @@ def stage_eval(run: Path, preset: Preset) -> tuple[dict, dict]:
     """(the stage's record, the evaluation's metrics)."""
     from mineclip.evaluate.run import EvalSettings, evaluate
 
+    # the judge's negatives and reward formula: the preset's, which the export recorded in the artifact
     result = evaluate(EvalSettings(model=str(artifact_dir(run)), labels=str(evalset_labels(run)),
-                                   out=str(run / "report"), negatives=preset.negatives,
-                                   mode=preset.mode, shards=str(shards_dir(run, "val"))))
+                                   out=str(run / "report"), shards=str(shards_dir(run, "val"))))
     record = {"report": result.report, "metrics": str(Path(result.report).with_name("metrics.json")),
               "judged": result.judged, "mean_f1": result.mean_f1}
     return record, result.metrics

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mineclip.evaluate.suite import read_prompts
+
 from .registry import all_prompts
 from .scenes import scene_captions
 
@@ -40,14 +42,10 @@ def is_policy(policy: str) -> bool:
 def negative_pool(policy: str = "suite") -> list[str]:
     """Every prompt a policy may use as a negative (each task's own prompt is removed later)."""
     if policy not in POLICIES:
-        path = Path(policy)
-        if not path.is_file():
+        if not Path(policy).is_file():
             raise ValueError(f"negatives must be one of {POLICIES} or a file with one prompt per line, "
                              f"got {policy!r} (no such file)")
-        pool = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if not pool:
-            raise ValueError(f"{path}: no prompts in the negatives file")
-        return list(dict.fromkeys(pool))
+        return read_prompts(policy)
     pool = list(dict.fromkeys(all_prompts()))
     return pool + scene_prompts() if policy.endswith("scene") else pool
 

@@ -7,6 +7,7 @@ import pytest
 from mineclip.evaluate.bands import judge_by_band, ranks, spearman
 from mineclip.evaluate.report import band_section
 from mineclip.tasks.difficulty import BANDS, bands, load_scores
+from mineclip.tasks.judging import SUITE
 
 
 def _entry(f1: float, auc: float | None = 0.9) -> dict:
@@ -34,7 +35,7 @@ def test_tasks_fall_in_their_band_and_means_are_per_band():
     f1 = {t: 0.5 + 0.05 * i for i, t in enumerate(picked)}
     models = {"trained": {t: _entry(f) for t, f in f1.items()} | {"not_a_catalogue_task": _entry(1.0)},
               "untrained": {t: _entry(0.1, None) for t in picked}}
-    out = judge_by_band(models)
+    out = judge_by_band(models, SUITE)
     for b in BANDS:
         row = out["bands"]["trained"][b]
         assert row["tasks"] == sorted({t for t in picked if by_band[t] == b})
@@ -49,5 +50,6 @@ def test_tasks_fall_in_their_band_and_means_are_per_band():
     assert "not_a_catalogue_task" not in md
 
 
-def test_no_catalogue_task_gives_no_bands():
-    assert judge_by_band({"trained": {"someone_elses_task": _entry(0.7)}}) is None
+def test_no_catalogue_task_or_no_suite_gives_no_bands():
+    assert judge_by_band({"trained": {"someone_elses_task": _entry(0.7)}}, SUITE) is None
+    assert judge_by_band({"trained": {"harvest_wood": _entry(0.7)}}, None) is None

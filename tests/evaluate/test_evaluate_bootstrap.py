@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mineclip.evaluate.bootstrap import f1_interval, f1_replicates, kmeans_thresholds, mean_f1_interval
+from mineclip.evaluate.bootstrap import f1_interval, f1_replicates, mean_f1_interval
+from mineclip.evaluate.thresholds import kmeans_thresholds
 from mineclip.evaluate.judge import judge, kmeans_threshold
 
 

@@ -92,7 +92,10 @@ def test_eval_py_writes_table_metrics_and_plots_and_reports_every_bad_line(works
     for png in ("scores_model.png", "confusion_model.png", "reward_curves.png", "scores_other.png"):
         assert (out / png).stat().st_size > 1000
     judge = json.loads((workspace / "model" / "judge.json").read_text())
-    assert set(judge["tasks"]) == {"harvest_wood", "drink_water"} and judge["commands"] == {"threshold": 0.01}
+    assert set(judge["calibration"]["tasks"]) == {"harvest_wood", "drink_water"}
+    assert judge["commands"] == {"threshold": 0.01}
+    assert {k: judge["calibration"][k] for k in ("mode", "topk", "window", "frame_stride", "negatives")} == \
+        {"mode": "direct", "topk": 16, "window": 16, "frame_stride": 1, "negatives": "suite"}
 
 
 def test_calibrated_thresholds_saved_with_the_artifact_are_used_by_the_next_run(workspace):
@@ -105,6 +108,21 @@ def test_calibrated_thresholds_saved_with_the_artifact_are_used_by_the_next_run(
     metrics = json.loads((out / "metrics.json").read_text())
     assert "calibrated" in metrics["models"]["model"]["harvest_wood"]["rules"]["mean"]
     assert "calibrated threshold" in (out / "report.md").read_text()
+
+
+def test_thresholds_calibrated_under_one_reward_formula_are_refused_under_another(workspace, capsys):
+    """`eval --mode delta` after `--calibrate` (direct): the thresholds of direct's scores would be
+    applied to delta's and the report would call the result calibrated. It is a clear error instead."""
+    if not (workspace / "model" / "judge.json").exists():
+        pytest.skip("needs the calibrating run above")
+    for option in (["--mode", "delta"], ["--negatives", "scene"], ["--topk", "4"]):
+        out = workspace / f"report-{option[1]}"
+        rc = eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
+                        "--out", str(out), "--no-untrained", "--quiet", *option])
+        assert rc == 1
+        err = capsys.readouterr().err
+        assert "calibrated thresholds were fitted under other settings" in err and option[0][2:] in err
+        assert not (out / "metrics.json").exists()  # refused before anything was scored
 
 
 def test_eval_fails_cleanly_when_nothing_can_be_judged(workspace, tmp_path):
@@ -148,7 +166,7 @@ def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, 
         out = tmp_path / negatives
         assert eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
                           "--out", str(out), "--negatives", negatives, "--mode", "direct-naive",
-                          "--no-untrained", "--quiet"]) == 0
+                          "--no-untrained", "--no-calibration", "--quiet"]) == 0
         metrics = json.loads((out / "metrics.json").read_text())
         assert metrics["settings"]["negatives"] == negatives
         entry = metrics["models"]["model"]["harvest_wood"]
@@ -158,7 +176,7 @@ def test_scene_negatives_reach_the_reward_and_a_bad_value_is_refused(workspace, 
     assert scores["suite"].keys() == scores["scene"].keys()
     assert all(scores["scene"][i] < scores["suite"][i] for i in scores["suite"])
 
-    with pytest.raises(SystemExit, match="neither 'suite', 'scene' nor a file"):
+    with pytest.raises(SystemExit, match=r"neither a policy \(suite, distinct, scene, distinct\+scene\) nor a file"):
         eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
                    "--out", str(tmp_path / "bad"), "--negatives", "sceen", "--quiet"])
 
@@ -173,4 +191,4 @@ def test_scene_negatives_without_the_task_suite_say_so(workspace, tmp_path, monk
     monkeypatch.setattr(negatives, "scene_prompts", broken)
     with pytest.raises(SystemExit, match="--negatives scene needs the task suite .suite files missing"):
         eval_main(["--model", str(workspace / "model"), "--labels", str(workspace / "labels.jsonl"),
-                   "--out", str(tmp_path / "out"), "--negatives", "scene", "--quiet"])
+                   "--out", str(tmp_path / "out"), "--negatives", "scene", "--no-calibration", "--quiet"])

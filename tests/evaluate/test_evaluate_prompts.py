@@ -26,12 +26,12 @@ def test_a_prompt_said_verbatim_by_one_event_ranks_that_event_first_with_similar
     assert sims == sorted(sims, reverse=True) and all(-1.0 <= s <= 1.0 + 1e-6 for s in sims)
 
 
-def test_the_narrators_phrases_by_default_and_clear_errors(model):
+def test_the_narrators_phrases_and_clear_errors(model):
     from mineclip.play.narrate import EVENTS
 
-    near = prompt_neighbours(model, ["combat a zombie with a wooden sword"])
+    near = prompt_neighbours(model, ["combat a zombie with a wooden sword"], EVENTS)
     assert {e for e, _ in near["combat a zombie with a wooden sword"]} == set(EVENTS)
     with pytest.raises(ValueError, match="non-empty"):
-        prompt_neighbours(model, ["  "])
+        prompt_neighbours(model, ["  "], EVENTS)
     with pytest.raises(ValueError, match="at least one event"):
         prompt_neighbours(model, ["hunt a cow"], {"eat_cow": []})

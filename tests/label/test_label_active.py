@@ -21,7 +21,7 @@ def test_margins_and_order_by_hand():
 
 
 def test_a_calibrated_threshold_of_the_artifact_is_used_and_unscored_items_go_last():
-    th = task_thresholds(["a", "a", "b", "b"], [0.0, 1.0, 0.0, 1.0], {"tasks": {"a": {"mean": 0.9}}})
+    th = task_thresholds(["a", "a", "b", "b"], [0.0, 1.0, 0.0, 1.0], {"a": {"mean": 0.9}})
     assert th["a"]["threshold"] == 0.9 and th["a"]["source"] == "calibrated"
     assert th["b"]["threshold"] == 0.5 and th["b"]["source"] == "kmeans"
     assert active_order([0.3, None, 0.1, 0.3]) == [2, 0, 3, 1]
