@@ -1,5 +1,5 @@
 """The reward library, its gymnasium wrapper and the Percipient's head on a CUDA device give what they
-give on the CPU (skipped without a GPU; run on the H200 lent on 2026-11-26, README, Benchmarks)."""
+give on the CPU (skipped without a GPU; run on the H200 lent on 2026-11-26, docs/benchmarks.md)."""
 
 import copy
 
