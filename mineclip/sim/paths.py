@@ -21,7 +21,7 @@ DIRS: dict[str, Pos] = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down":
 
 
 def free_tiles(world) -> list[list[bool]]:
-    """[x][y] -> whether a player can step on the tile (nested lists: the fastest lookup in a search)."""
+    """`free[x][y]`: whether a player can step on the tile (nested lists: the fastest lookup in a search)."""
     walk = np.isin(world._mat_map, [world._mat_ids[m] for m in WALKABLE])
     free = walk & (world._obj_map == 0)
     for obj in world.objects:
