@@ -155,7 +155,7 @@ def main() -> None:
     from mineclip.assist.handwritten import load_handwritten
     from mineclip.assist.judge import CommandJudge, save_calibration
     from mineclip.evaluate.judge import calibrate_threshold, kmeans_threshold
-    from mineclip.tasks.seeds import world_seeds
+    from mineclip.tasks.world_seeds import world_seeds
 
     torch.set_num_threads(1)
     t0 = time.perf_counter()

@@ -24,7 +24,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mineclip.data.decoders import BACKENDS, READERS, backend_loads, choose_backend  # noqa: E402
-from mineclip.data.pipeline import ClipDataset, SkipCounter, expand_urls, make_loader, shard_samples  # noqa: E402
+from mineclip.data.reader import ClipDataset, SkipCounter, expand_urls, make_loader, shard_samples  # noqa: E402
 from mineclip.data.shards import ClipShardWriter  # noqa: E402
 from mineclip.data.video import uniform_indices  # noqa: E402
 

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         run_benchmark,
         run_judges,
     )
-    from mineclip.perception.report import judge_table
+    from mineclip.perception.context_report import judge_table
     from mineclip.pipeline import load_preset
     from mineclip.reward import MODES
 

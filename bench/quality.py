@@ -259,14 +259,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_perception:
         preset = replace(preset, perception=None)
     if seeds is None:  # the runs as they are: run the pipeline where one has not finished
-        from mineclip.pipeline.seeds import is_finished
+        from mineclip.pipeline.multiseed import is_finished
         from mineclip.pipeline.summary import summary
 
         todo = runs
         for run in (r for r in runs if not is_finished(r)):
             print(summary(run, *run_pipeline(run, preset)))
     else:
-        from mineclip.pipeline.seeds import run_seeds, seed_runs
+        from mineclip.pipeline.multiseed import run_seeds, seed_runs
 
         overrides: dict = {}
         for o in args.train_arg:

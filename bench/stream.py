@@ -22,7 +22,7 @@ import torch
 
 from mineclip.allocator import keep_freed_memory
 from mineclip.data.cache import CachedClips
-from mineclip.data.pipeline import ClipDataset, make_loader
+from mineclip.data.reader import ClipDataset, make_loader
 from mineclip.model import build_model
 from mineclip.train.loss import ContrastiveLoss
 

@@ -97,7 +97,7 @@ def test_rl_runs_need_only_the_rl_extra_not_training():
     r = _python("import sys\n"
                 "for m in ('jsonargparse', 'pytorch_lightning', 'lightning', 'deepspeed', 'webdataset'):\n"
                 "    sys.modules[m] = None\n"
-                "import mineclip.rl.train, mineclip.rl.cli, mineclip.rl.runs, mineclip.rl.report\n"
+                "import mineclip.rl.train, mineclip.rl.cli, mineclip.rl.runs, mineclip.rl.table\n"
                 "print(sorted(mineclip.rl.train.host_info()))")
     assert r.returncode == 0, r.stderr
     assert "cpu_capability" in r.stdout and "torch" in r.stdout

@@ -33,7 +33,7 @@ class ChatSettings:
 
 def default_world_seed() -> int:
     """The world a chat starts in when none is given: the first 'play' world of the suite."""
-    from mineclip.tasks.seeds import world_seeds
+    from mineclip.tasks.world_seeds import world_seeds
 
     return world_seeds("play", 1)[0]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mineclip.tasks.seeds import split_of
+from mineclip.tasks.world_seeds import split_of
 
 FPS = 8
 LABELS = "trajectories.jsonl"

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from .augment import check_text_dropout_rare, drop_words, training_crop_box, word_dropout_rates
-from .pipeline import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
+from .reader import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
 from .video import crop_resize
 
 

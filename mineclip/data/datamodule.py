@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytorch_lightning as pl
 
-from mineclip.data.pipeline import ClipDataset, make_loader
+from mineclip.data.reader import ClipDataset, make_loader
 
 
 class ClipDataModule(pl.LightningDataModule):

@@ -13,7 +13,7 @@ import numpy as np
 from mineclip.extras import pyplot
 
 from .extract import count_tokens
-from .pipeline import SkipCounter, expand_urls, shard_samples
+from .reader import SkipCounter, expand_urls, shard_samples
 from .shards import decode_clip
 from .video import VideoDecodeError, uniform_indices
 

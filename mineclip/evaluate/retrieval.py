@@ -46,7 +46,7 @@ def retrieval_eval(models: dict, shards: str, limit: int = 1000, progress: bool 
 
     from tqdm import tqdm
 
-    from mineclip.data.pipeline import ClipDataset
+    from mineclip.data.reader import ClipDataset
 
     first = next(iter(models.values()))
     ds = ClipDataset(shards, batch_size=32, num_frames=first.window, resolution=first.resolution, mode="exact",

@@ -136,7 +136,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
 
     from mineclip.reward import RewardModel
     from mineclip.tasks.registry import get_task
-    from mineclip.tasks.seeds import world_seeds
+    from mineclip.tasks.world_seeds import world_seeds
 
     from .calibrate import context_tasks
 
@@ -237,7 +237,7 @@ def run_judges(s: JudgeSettings) -> dict:
     from mineclip.tasks.negatives import negatives_for
 
     from .head import load_head, supports
-    from .judge import JUDGES, compare, mean_intervals, score_trajectories, whole_scores, write_abstained
+    from .condition_judge import JUDGES, compare, mean_intervals, score_trajectories, whole_scores, write_abstained
 
     t0 = time.time()
     rm = RewardModel.load(s.model)

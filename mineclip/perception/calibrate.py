@@ -69,7 +69,7 @@ def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int =
     absent as well as present); every few steps one frame."""
     from mineclip.play.agents import ScriptedAgent
     from mineclip.tasks.env import CrafterTaskEnv
-    from mineclip.tasks.seeds import world_seeds
+    from mineclip.tasks.world_seeds import world_seeds
 
     rng = random.Random(seed)
     tasks = context_tasks()

@@ -172,7 +172,7 @@ def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
     and by conditions beside the evaluation set; report/perception.md and report/perception.json."""
     if preset.perception is None:
         return {"skipped": "the preset has no perception section"}
-    from mineclip.perception.report import evaluate_context
+    from mineclip.perception.context_report import evaluate_context
 
     return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
                             preset.perception.tasks, preset.perception.per_label, preset.perception.fit_worlds,

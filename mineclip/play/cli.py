@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mineclip.tasks.seeds import PURPOSES
+from mineclip.tasks.world_seeds import PURPOSES
 
 
 def record_jobs(a: argparse.Namespace) -> list[dict]:
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--worlds", type=int, default=worlds, help=f"distinct worlds played (default: {worlds})")
         if purpose:
             s.add_argument("--worlds-from", default=purpose, choices=PURPOSES,
-                           help=f"the world seed range played on (mineclip.tasks.seeds; default: {purpose})")
+                           help=f"the world seed range played on (mineclip.tasks.world_seeds; default: {purpose})")
 
     s = sub.add_parser("record", help="run agents and write trajectories (mp4 + JSON lines)")
     common(s, "data/trajectories", 16, "play")

@@ -22,7 +22,7 @@ from .narrate import narrate_episode
 from .record import run_episode, worker_pool
 from mineclip.sim.labels import encode_frames
 from mineclip.tasks.registry import list_tasks
-from mineclip.tasks.seeds import world_seeds
+from mineclip.tasks.world_seeds import world_seeds
 
 AGENT_MIX = (("scripted", 0.6), ("noisy", 0.15), ("near_miss", 0.1), ("wrong_target", 0.1), ("random", 0.05))
 
@@ -99,7 +99,7 @@ class ClipSettings:
     tasks: list[str] | None = None  # None: every crafter task of the suite
     task_weights: dict[str, float] | None = None  # see task_schedule
     worlds: int = 64  # distinct worlds of the purpose's range
-    purpose: str = "clips"  # world seed range (mineclip.tasks.seeds): "clips" or "val_clips"
+    purpose: str = "clips"  # world seed range (mineclip.tasks.world_seeds): "clips" or "val_clips"
     seed: int = 0
     encoding: str = "mp4"  # or "raw"
     prefix: str = "train"  # shard names <prefix>-000000.tar

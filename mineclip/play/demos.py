@@ -24,7 +24,7 @@ from mineclip.tasks.difficulty import (PE_ORDER, cache_path, human_ratings, is_r
 from mineclip.tasks.proxies import (CREATIVITY_K, end_state, intricacy, lexical_novelty, model_novelty,
                                     rarefied_richness, training_captions)
 from mineclip.tasks.registry import get_task, list_tasks
-from mineclip.tasks.seeds import world_seeds
+from mineclip.tasks.world_seeds import world_seeds
 
 from .record import run_episode, worker_pool
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task
-from mineclip.tasks.seeds import world_seeds
+from mineclip.tasks.world_seeds import world_seeds
 
 from .agents import AGENTS
 from .record import FAILURE_AGENTS, FPS, run_episode, worker_pool
@@ -46,7 +46,7 @@ class EvalsetSettings:
     worlds: int = 20  # held-out worlds, reused in turn
     max_attempts: int | None = None  # episodes per task at most (default 8 * per_label + 8)
     tail: int = EVAL_TAIL
-    # the worlds' purpose (mineclip.tasks.seeds): "evalset", held out; "perception", the training
+    # the worlds' purpose (mineclip.tasks.world_seeds): "evalset", held out; "perception", the training
     # worlds the Percipient is fitted on, for a validation set that leaves the held-out one alone
     purpose: str = "evalset"
     # what plays the failing attempts, in turn: agents (`mineclip.play.agents`) or OTHER_TIME;

@@ -19,7 +19,7 @@ import numpy as np
 
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task, list_tasks
-from mineclip.tasks.seeds import split_of, world_seeds
+from mineclip.tasks.world_seeds import split_of, world_seeds
 
 from .agents import AGENTS, DIRS, MOVE, make_agent
 

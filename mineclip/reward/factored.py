@@ -12,7 +12,7 @@ the geometric mean to 0, and the soft minimum sits between the minimum and the m
 minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
 of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
 `P_t - P_{t-1}`. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
-suite: `mineclip.perception.judge.task_reward`), and streams through the same cached window
+suite: `mineclip.perception.condition_judge.task_reward`), and streams through the same cached window
 (`stream(num_envs)`: one frame encoding per env step, per-condition P in `StepRewards.logits`).
 
 With the Percipient's trained head (`mineclip.perception.head`; a condition given as `(text,
@@ -21,7 +21,7 @@ newest frame (`near` read from where the tiles are), with chance level 0 in the 
 a calibrated read-out of whether the condition holds, with no competing texts to share P with.
 `encode` then gives, per frame, the embedding followed by the head's P of those conditions, from
 one pass of the frame encoder, and that is what a stream caches. This is the judge by conditions'
-score (`mineclip.perception.judge`), step by step.
+score (`mineclip.perception.condition_judge`), step by step.
 """
 
 from __future__ import annotations

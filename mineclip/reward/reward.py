@@ -238,7 +238,7 @@ class RewardModel:
                     head=None):
         """A reward by conditions, each (text, its negatives) or (text, negatives, condition), combined
         by a soft AND; with the Percipient's `head`, the conditions it knows take its P
-        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.judge.task_reward`)."""
+        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.condition_judge.task_reward`)."""
         from .factored import FactoredRewardFunction
 
         return FactoredRewardFunction(self, conditions, mode, combine, head)

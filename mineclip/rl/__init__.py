@@ -17,7 +17,7 @@ def __getattr__(name):  # stable-baselines3 and torch load on first use
 
         return getattr(train, name)
     if name == "write_report":
-        from .report import write_report
+        from .table import write_report
 
         return write_report
     raise AttributeError(name)

@@ -102,7 +102,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .report import markdown, write_report
+    from .table import markdown, write_report
     from .runs import UNTRAINED, artifact_meta, run_all, untrained_artifact
 
     args = build_parser().parse_args(argv)

@@ -18,7 +18,7 @@ from mineclip.reward import RewardModel
 from mineclip.tasks import get_task
 from mineclip.tasks.negatives import negatives_for
 
-from mineclip.tasks.seeds import world_seeds
+from mineclip.tasks.world_seeds import world_seeds
 
 from .envs import VARIANTS, has_dense_reward, make_vec_env
 from .features import FrameFeatures

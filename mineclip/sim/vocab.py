@@ -39,8 +39,3 @@ TOOLS: tuple[str, ...] = tuple(i for i in ITEMS if i.endswith(("_pickaxe", "_swo
 WALKABLE: tuple[str, ...] = ("grass", "sand", "path")
 ITEM_MAX = 9
 VITAL_MAX: dict[str, int] = {v: int(constants.items[v]["max"]) for v in VITALS}
-
-
-def holdable(inventory: dict) -> dict:
-    """The inventory without its vitals."""
-    return {k: v for k, v in inventory.items() if k not in VITALS}

@@ -12,7 +12,7 @@ import pytorch_lightning as pl
 import torch
 import torch.distributed as dist
 
-from mineclip.data.pipeline import meta_groups
+from mineclip.data.reader import meta_groups
 from mineclip.model import MineCLIP, ModelConfig, get_config
 from mineclip.model.tokenizer import tokenize
 from mineclip.model.towers import trim_padding

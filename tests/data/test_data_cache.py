@@ -136,7 +136,7 @@ def test_text_dropout_drops_caption_words_in_training_only_and_keeps_a_word(tmp_
     import random
 
     from mineclip.data.augment import drop_words
-    from mineclip.data.pipeline import ClipDataset
+    from mineclip.data.reader import ClipDataset
 
     rng = random.Random(0)
     caption = "hunted the cow and ate it, some trees around"

@@ -4,7 +4,7 @@ a field that is absent differs from one that is null (clips without an event for
 import pytest
 
 from mineclip.data.clip_meta import ClipMeta
-from mineclip.data.pipeline import meta_groups
+from mineclip.data.reader import meta_groups
 
 
 def test_a_played_clips_metadata_round_trips_with_its_facts_typed():

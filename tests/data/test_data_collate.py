@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from mineclip.data.pipeline import stack_videos
+from mineclip.data.reader import stack_videos
 
 
 def clips(n=3, layout="frames_last"):

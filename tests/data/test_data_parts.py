@@ -8,7 +8,7 @@ from mineclip.data.build import Part, find_videos, plan_input
 from mineclip.data.cli import main
 from mineclip.data.inspect import inspect_shards
 from mineclip.data.merge import MergeError, merge_parts
-from mineclip.data.pipeline import ClipDataset, SkipCounter, expand_urls, shard_samples
+from mineclip.data.reader import ClipDataset, SkipCounter, expand_urls, shard_samples
 
 SMALL = ["--num-frames", "4", "--height", "32", "--width", "48", "--min-clip-seconds", "4", "--max-clip-seconds", "8",
          "--no-progress"]

@@ -6,7 +6,7 @@ import pytest
 
 from mineclip.data.build import build_shards, find_videos, plan_jobs
 from mineclip.data.extract import ExtractSettings
-from mineclip.data.pipeline import shard_samples, SkipCounter, expand_urls
+from mineclip.data.reader import shard_samples, SkipCounter, expand_urls
 from mineclip.data.shards import ClipShardWriter, decode_clip, read_manifest
 
 

@@ -49,7 +49,7 @@ def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
 
 def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path, capsys):
     from mineclip.play.record import read_jsonl
-    from mineclip.tasks.seeds import purpose_of
+    from mineclip.tasks.world_seeds import purpose_of
 
     art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
     bench = runpy.run_path(str(REPO / "bench" / "perception.py"))

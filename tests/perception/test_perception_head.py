@@ -153,7 +153,7 @@ def test_the_judge_scores_the_conditions_the_head_knows_by_it(sim_model, fitted,
     from mineclip.evaluate.scoring import step_rewards
     from mineclip.evaluate.trajectories import load_frames, read_labels
     from mineclip.perception.conditions import conditions_of
-    from mineclip.perception.judge import score_trajectories
+    from mineclip.perception.condition_judge import score_trajectories
     from mineclip.play.evalset import EvalsetSettings, record_evalset
     from mineclip.tasks import get_task
 
@@ -181,7 +181,7 @@ def test_the_reward_by_conditions_streams_the_heads_p_through_the_gymnasium_wrap
     import gymnasium as gym
 
     from mineclip.perception.conditions import conditions_of
-    from mineclip.perception.judge import task_reward
+    from mineclip.perception.condition_judge import task_reward
     from mineclip.reward.wrappers import MineCLIPReward
     from mineclip.tasks import get_task
 

@@ -5,7 +5,7 @@ import pytest
 from mineclip.perception.calibrate import collect_frames, fit_thresholds, probes
 from mineclip.perception.patroller import PERCEIVERS, make_perceiver, patrol
 from mineclip.perception.percipient import Percipient
-from mineclip.tasks.seeds import split_of, world_seeds
+from mineclip.tasks.world_seeds import split_of, world_seeds
 
 WORLD = world_seeds("perception_eval", 1)[0]
 

@@ -3,7 +3,7 @@ import pytest
 from mineclip.play.cli import main
 from mineclip.play.evalset import EvalsetSettings, record_evalset
 from mineclip.play.record import read_jsonl
-from mineclip.tasks.seeds import EVAL_SEED_START, purpose_of
+from mineclip.tasks.world_seeds import EVAL_SEED_START, purpose_of
 
 
 def _evalset(out, tasks, per_label, workers=1, tail=16):

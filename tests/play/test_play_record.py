@@ -2,7 +2,7 @@ import json
 
 from mineclip.data.video import video_info
 from mineclip.play.record import make_jobs, read_jsonl, record
-from mineclip.tasks.seeds import purpose_of
+from mineclip.tasks.world_seeds import purpose_of
 
 KEYS = {"id", "task_id", "prompt", "video", "label", "labeller", "seed", "world_seed", "agent", "noise", "fps",
         "num_steps", "actions", "events", "success"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from mineclip.rl.cli import main
-from mineclip.rl.report import collect
+from mineclip.rl.table import collect
 
 
 def test_rl_smoke_run_trains_with_the_learned_reward_and_writes_a_table_that_parses(tmp_path):

@@ -5,7 +5,7 @@ import pytest
 import pytorch_lightning as pl
 import torch
 
-from mineclip.data.pipeline import tokenize
+from mineclip.data.reader import tokenize
 from mineclip.model.load import load_checkpoint
 from mineclip.sim.labels import BINARY, FRAME_LABELS, ITEMS, KINDS
 from mineclip.train.data import ReplayBatches

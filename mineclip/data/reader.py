@@ -31,7 +31,7 @@ from mineclip.data.shards import TooFewFrames, decode_clip
 from mineclip.data.video import VideoDecodeError, resize_frames
 from mineclip.extras import require
 
-require("webdataset", "braceexpand", feature="reading clip shards (mineclip.data.pipeline)")
+require("webdataset", "braceexpand", feature="reading clip shards (mineclip.data.reader)")
 
 MAX_FRAMES = 32
 SKIP_REASONS = (

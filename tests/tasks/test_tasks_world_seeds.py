@@ -2,7 +2,7 @@
 
 import pytest
 
-from mineclip.tasks.seeds import EVAL_SEED_START, RANGES, purpose_of, split_of, world_seeds
+from mineclip.tasks.world_seeds import EVAL_SEED_START, RANGES, purpose_of, split_of, world_seeds
 
 
 def test_ranges_are_disjoint_and_eval_purposes_are_in_the_eval_split():

@@ -3,7 +3,7 @@
 Each purpose draws its crafter worlds from its own range, and no two ranges overlap, so no world
 that trains a model (narrated clips, PPO) is ever one it is evaluated on (held-out clips, the
 judge's evaluation set, PPO's evaluation), whatever the command and its defaults. Every command
-that picks worlds asks `world_seeds`; `tests/tasks/test_tasks_seeds.py` checks the defaults of each.
+that picks worlds asks `world_seeds`; `tests/tasks/test_tasks_world_seeds.py` checks the defaults of each.
 
 Seeds below `EVAL_SEED_START` form the training split, seeds from it up the held-out split
 (`split_of`, recorded in every trajectory).

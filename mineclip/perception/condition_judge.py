@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +30,11 @@ from .conditions import Condition, conditions_of
 from .percipient import band_for, decide
 
 
-JUDGES = ("whole", "factored")  # the whole-prompt judge and the judge by conditions (Verdict's fields)
+JUDGES = ("whole", "factored")  # the whole-prompt judge and the judge by conditions (ConditionVerdict's fields)
 
 
 @dataclass
-class Verdict:
+class ConditionVerdict:
     """One trajectory under both judges."""
 
     id: str
@@ -111,7 +111,7 @@ def task_reward(rm, task_id: str, negatives_for: Callable[[str], list[str]], hea
 
 def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None = None, progress: bool = False,
                        head=None, known: dict[str, float] | None = None, mode: str = "direct"
-                       ) -> tuple[list[Verdict], list]:
+                       ) -> tuple[list[ConditionVerdict], list]:
     """Both judges' scores of every trajectory (frames encoded once), and the unreadable ones: the mean
     of the `mode` step reward (`mineclip.reward.MODES`) by conditions and by the whole prompt. With a
     `head` (`mineclip.perception.head`), the conditions it knows are scored by it. `known`: whole-prompt
@@ -127,7 +127,7 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         conds = task_conditions(traj.task, traj.prompt, negatives_for)
         if known and traj.id in known and prompt_only(conds):
             score = known[traj.id]
-            verdicts.append(Verdict(traj.id, traj.task, int(traj.label), score, score, ["prompt"], [float("nan")],
+            verdicts.append(ConditionVerdict(traj.id, traj.task, int(traj.label), score, score, ["prompt"], [float("nan")],
                                     "prompt", [], traj.record))
             continue
         try:
@@ -146,13 +146,13 @@ def score_trajectories(rm, trajectories, negatives_for, thresholds: dict | None 
         keys = [k for k, _, _, _ in conds]
         usable = [band_for(thresholds or {}, k, src) for k, src in zip(keys, fn.sources)]
         unsure = [k for k, p, band in zip(keys, at_best, usable) if band and decide(p, band)[0] == "unsure"]
-        verdicts.append(Verdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
+        verdicts.append(ConditionVerdict(traj.id, traj.task, int(traj.label), float(step_rewards(whole.reward).mean()),
                                 float(step_rewards(factored.reward).mean()), keys, at_best,
                                 keys[int(np.argmin(at_best))], unsure, traj.record))
     return verdicts, problems
 
 
-def compare(verdicts: list[Verdict]) -> dict[str, dict]:
+def compare(verdicts: list[ConditionVerdict]) -> dict[str, dict]:
     """Per task: F1 of the whole-prompt and the factored judge (K-means per task) with their 95%
     bootstrap intervals (`mineclip.evaluate.bootstrap`, seeded by the task's name as the eval stage's
     are: both judges are judged on the same resamples), the factored judge's F1 on the trajectories it
@@ -189,14 +189,10 @@ def mean_intervals(tasks: dict[str, dict]) -> dict[str, list[float] | None]:
             for j in JUDGES}
 
 
-def write_abstained(verdicts: list[Verdict], path: str | Path) -> int:
+def write_abstained(verdicts: list[ConditionVerdict], path: str | Path) -> int:
     """The trajectories the factored judge abstained on, as a trajectory file for `mineclip label`
     (write it beside the labels file it came from, so that its video paths stay valid)."""
     lines = [json.dumps({**v.record, "abstained": {"unsure": v.unsure, "at_best": dict(zip(v.conditions, v.at_best))}})
              for v in verdicts if v.abstain and v.record]
     Path(path).write_text("".join(line + "\n" for line in lines))
     return len(lines)
-
-
-def verdicts_to_dicts(verdicts: list[Verdict]) -> list[dict]:
-    return [{k: v for k, v in asdict(x).items() if k != "record"} | {"abstain": x.abstain} for x in verdicts]

@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from .judge import JUDGES
+from .condition_judge import JUDGES
 
 
 def with_interval(value: float, interval: list[float] | None) -> str:

@@ -8,15 +8,15 @@ import pytest
 from helpers.models import make_micro
 
 from mineclip.evaluate.trajectories import read_labels
-from mineclip.perception.judge import (
-    Verdict,
+from mineclip.perception.condition_judge import (
+    ConditionVerdict,
     compare,
     mean_intervals,
     score_trajectories,
     task_conditions,
     write_abstained,
 )
-from mineclip.perception.report import judge_table
+from mineclip.perception.context_report import judge_table
 from mineclip.play.evalset import EvalsetSettings, record_evalset
 from mineclip.reward import RewardModel
 
@@ -66,7 +66,7 @@ def test_prompt_only_tasks_can_take_their_scores_from_the_evaluation_of_the_same
     # prompt alone score the same under both judges, so the perception stage reads them back
     from mineclip.evaluate.run import EvalSettings, evaluate
     from mineclip.model.artifact import save_artifact
-    from mineclip.perception.judge import whole_scores
+    from mineclip.perception.condition_judge import whole_scores
 
     folder, trajs = labelled
     artifact = save_artifact(make_micro(), tmp_path / "artifact", window=2)
@@ -93,7 +93,7 @@ def test_both_judges_score_the_reward_formula_they_are_given_and_read_back_only_
     # with the same one, and must not mix in scores of the eval stage computed with another
     from mineclip.evaluate.run import EvalSettings, evaluate
     from mineclip.model.artifact import save_artifact
-    from mineclip.perception.judge import whole_scores
+    from mineclip.perception.condition_judge import whole_scores
     from mineclip.tasks.negatives import negatives_for
 
     folder, trajs = labelled
@@ -118,7 +118,7 @@ def test_both_judges_score_the_reward_formula_they_are_given_and_read_back_only_
 
 def _verdicts(task, successes, failures):
     """A prompt-only task's verdicts: both judges score it the same."""
-    return [Verdict(f"{task}-{i}", task, label, score, score, ["prompt"], [score])
+    return [ConditionVerdict(f"{task}-{i}", task, label, score, score, ["prompt"], [score])
             for i, (label, score) in enumerate([(1, x) for x in successes] + [(0, x) for x in failures])]
 
 

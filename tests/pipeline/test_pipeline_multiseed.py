@@ -1,4 +1,4 @@
-"""Training seeds of one pipeline run (mineclip.pipeline.seeds, bench/quality.py --seeds/--seed): which
+"""Training seeds of one pipeline run (mineclip.pipeline.multiseed, bench/quality.py --seeds/--seed): which
 folders and options each seed gets, and what is refused before anything trains."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mineclip.pipeline import StageError, load_preset, run_pipeline
-from mineclip.pipeline.seeds import LOG_NAME, run_seeds, seed_error, seed_pool, seed_runs
+from mineclip.pipeline.multiseed import LOG_NAME, run_seeds, seed_error, seed_pool, seed_runs
 
 REPO = Path(__file__).resolve().parents[2]
 

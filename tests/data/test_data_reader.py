@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from mineclip.data.datamodule import ClipDataModule
-from mineclip.data.pipeline import ClipDataset, SkipTally, expand_urls, make_loader
+from mineclip.data.reader import ClipDataset, SkipTally, expand_urls, make_loader
 from mineclip.data.shards import encode_clip
 
 RES = (32, 48)
