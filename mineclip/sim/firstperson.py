@@ -226,8 +226,8 @@ class FirstPersonRenderer:
             _draw_sprites(sprites, self.atlas.rgba, self.atlas.rows, cam, fx, fy, sky[HORIZON], rgb, semantic, depth)
         frame = np.empty(FRAME_SHAPE + (3,), np.uint8)
         noise = _NO_NOISE
-        if daylight < 0.5:  # crafter's night noise, drawn as the top-down frame draws it ([x, y])
-            noise = np.ascontiguousarray(world.random.uniform(32, 127, (FRAME_SHAPE[1], WORLD_ROWS)).T)
+        if daylight < 0.5:  # crafter's night noise, drawn as the top-down frame draws it: [column, row]
+            noise = world.random.uniform(32, 127, (FRAME_SHAPE[1], WORLD_ROWS))
         _shade(rgb, daylight, noise, self._vignette, bool(player.sleeping), frame)
         frame[WORLD_ROWS:] = self._bar(player.inventory)
         semantic[WORLD_ROWS:] = HOTBAR
@@ -473,9 +473,9 @@ def _shade(rgb, daylight, noise, vignette, sleeping, out):
                 nr, ng, nb = red, green, blue
                 if noise.shape[0] > 0:
                     mask = 2 * (0.5 - daylight) * vignette[r, c]
-                    nr = np.floor(red * (1 - mask) + mask * noise[r, c])
-                    ng = np.floor(green * (1 - mask) + mask * noise[r, c])
-                    nb = np.floor(blue * (1 - mask) + mask * noise[r, c])
+                    nr = np.floor(red * (1 - mask) + mask * noise[c, r])
+                    ng = np.floor(green * (1 - mask) + mask * noise[c, r])
+                    nb = np.floor(blue * (1 - mask) + mask * noise[c, r])
                 gray = np.floor(nr * 0.299 + ng * 0.587 + nb * 0.114 + 0.5)
                 red = np.floor(daylight * red + (1 - daylight) * _night(nr, gray, 0.0))
                 green = np.floor(daylight * green + (1 - daylight) * _night(ng, gray, 8.0))
