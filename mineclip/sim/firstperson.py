@@ -3,7 +3,7 @@ same simulation as the top-down view, with a semantic map and a depth map beside
 
 The world is drawn as Minecraft draws it: materials that block the way are textured cubes (stone
 and ores as cliffs two tiles high, with the tunnels the world generator carves between them; trees
-as a log trunk under a crown of leaves; tables and furnaces as blocks below and at eye height),
+as a log trunk under a crown of leaves; a table as a block below the eye, a furnace one just above),
 walkable materials and water and lava as textured ground, creatures, plants and arrows as upright
 sprites that shrink with distance and hide behind blocks, a sky that darkens with crafter's
 daylight, crafter's own night shading on top, and the inventory as a hotbar along the bottom.
