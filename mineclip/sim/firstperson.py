@@ -70,8 +70,8 @@ DAY_SKY = ((104, 150, 235), (176, 206, 246))  # zenith, horizon
 NIGHT_SKY = ((6, 8, 24), (24, 30, 58))
 OPAQUE = 255  # sprite texels with full alpha are drawn; crafter's half-alpha shadows are not
 
-CREATURE_KINDS = ("cow", "zombie", "skeleton", "plant", "arrow", "fence")
-KINDS: tuple[str, ...] = ("outside", *constants.materials, *CREATURE_KINDS, "sky", "hotbar")
+OBJECT_KINDS = ("cow", "zombie", "skeleton", "plant", "arrow", "fence")
+KINDS: tuple[str, ...] = ("outside", *constants.materials, *OBJECT_KINDS, "sky", "hotbar")
 KIND_IDS = {kind: i for i, kind in enumerate(KINDS)}
 SKY, HOTBAR = KIND_IDS["sky"], KIND_IDS["hotbar"]
 
@@ -210,7 +210,7 @@ class FirstPersonRenderer:
         if player is None or getattr(player, "removed", False) or world[player.pos][1] is not player:
             raise ValueError("expected a world with its player (a crafter Player added to the world); "
                              f"got player {player!r}: reset the environment first")
-        names, height, split, tex, kind = self._blocks
+        _, height, split, tex, kind = self._blocks
         lut = self._material_lut(world)
         fx, fy = (int(v) for v in player.facing)
         cam = np.array((player.pos[0] + 0.5, player.pos[1] + 0.5), np.float64)
@@ -252,7 +252,7 @@ class FirstPersonRenderer:
                 continue
             kind = type(obj).__name__.lower()
             if kind not in KIND_IDS:
-                raise ValueError(f"no first-person sprite for object {kind!r}; expected one of {list(CREATURE_KINDS)}")
+                raise ValueError(f"no first-person sprite for object {kind!r}; expected one of {list(OBJECT_KINDS)}")
             rows.append((forward, (ox - px) * rx + (oy - py) * ry, ox, oy,
                          self.atlas.index(_sprite_texture(obj, (rx, ry))), KIND_IDS[kind], SPRITE_LIFT.get(kind, 0.0)))
         rows.sort(key=lambda row: (-row[0], row[1]))
