@@ -1,12 +1,14 @@
 """Crafter task environment throughput: env steps/s with rendering, one process and all cores.
 
-    python bench/sim.py [--steps 2000] [--workers N]
+    python bench/sim.py [--steps 2000] [--workers N] [--only views]
 
 Prints steps/s for (a) env.step + render with random actions, (b) the scripted agent (BFS) on
-the suite, each in one process, then (a) with N processes, and the parallel speed-up ratio; and
-the time to draw one frame with this project's renderer (`mineclip.sim.engine`: texture atlas,
+the suite, each in one process, then (a) with N processes, and the parallel speed-up ratio; the
+time to draw one frame with this project's renderer (`mineclip.sim.engine`: texture atlas,
 in-place lighting, cached inventory bar) against crafter's own (a per-tile loop, PIL lighting),
-by day and at night, on the same world state.
+by day and at night, on the same world state; and the first-person renderer's cost per frame
+(`mineclip.sim.firstperson`) against a top-down environment step and a top-down frame, by day and
+at night, measured in the same rounds. `--only views` prints the last alone.
 """
 
 from __future__ import annotations
@@ -99,11 +101,54 @@ def _render_ms(time_of_day: str, frames: int = 200) -> tuple[float, float]:
     return float(np.median(times["ours"])), float(np.median(times["crafter"]))
 
 
+def _views_ms(time_of_day: str, rounds: int = 7, n: int = 40) -> dict[str, float]:
+    """Milliseconds: a top-down `CrafterEnv` step (random actions, its frame included), a top-down
+    frame, a first-person frame and a first-person step, interleaved rounds, median."""
+    from mineclip.sim.env import CrafterEnv
+    from mineclip.sim.firstperson import FirstPersonRenderer
+
+    top = CrafterEnv(init={"time": time_of_day}, max_steps=10**9)
+    eyes = CrafterEnv(init={"time": time_of_day}, view="first_person", max_steps=10**9)
+    top.reset(seed=2)
+    eyes.reset(seed=2)
+    renderer = FirstPersonRenderer()
+    rng = np.random.RandomState(0)
+    jobs = {"top step": lambda: top.step(int(rng.randint(17))),
+            "top frame": lambda: top.core.render(),
+            "first-person frame": lambda: renderer.render(top.world, top.player),
+            "first-person step": lambda: eyes.step(int(rng.randint(17)))}
+    times = {name: [] for name in jobs}
+    for _ in range(rounds):
+        for name, job in jobs.items():
+            job()
+            t = time.perf_counter()
+            for _ in range(n):
+                job()
+            times[name].append((time.perf_counter() - t) / n * 1000)
+        if top.core._step > 250:  # stay at the time of day measured
+            top.reset(seed=2)
+            eyes.reset(seed=2)
+    return {name: float(np.median(v)) for name, v in times.items()}
+
+
+def _print_views() -> None:
+    for label in ("day", "night"):
+        ms = _views_ms(label)
+        step, frame = ms["top step"], ms["first-person frame"]
+        print(f"first-person frame ({label + '):':<7} {frame:.2f} ms = x{frame / step:.2f} of a top-down step "
+              f"({step:.2f} ms), x{frame / ms['top frame']:.2f} of a top-down frame ({ms['top frame']:.2f} ms); "
+              f"first-person step {ms['first-person step']:.2f} ms")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--workers", type=int, default=os.cpu_count())
+    p.add_argument("--only", choices=["views"], help="only the first-person renderer against the top-down step")
     a = p.parse_args()
+    if a.only == "views":
+        _print_views()
+        return
     n, dt = _random_steps((a.steps, 0))
     single = n / dt
     print(f"random actions, 1 process:      {single:8.0f} steps/s (step + 160x256 render)")
@@ -113,6 +158,7 @@ def main() -> None:
         ours, theirs = _render_ms(label)
         print(f"render a frame ({label + '):':<7}      ours {ours:.2f} ms, "
               f"crafter's {theirs:.2f} ms (x{theirs / ours:.1f})")
+    _print_views()
     fresh, cached = _world_generation()
     print(f"reset: new world {fresh * 1000:.0f} ms, reused world {cached * 1000:.0f} ms")
     ctx = mp.get_context("fork")

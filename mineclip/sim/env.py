@@ -13,9 +13,10 @@ import gymnasium as gym
 import numpy as np
 from crafter import constants, objects
 
-from .engine import (ACTIONS, AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VIEW, CrafterCore, generate_world,
-                     make_object)
+from .engine import AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VIEW, CrafterCore, generate_world, make_object
+from .firstperson import FirstPersonFrame, FirstPersonRenderer
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
+from .view import DEFAULT_VIEW, actions, check_view, engine_action
 
 INIT_KEYS = ("inventory", "naive", "place", "time", "facing", "spawn_jitter", "spawn")
 SPAWN_KEYS = ("near", "floor")
@@ -23,6 +24,12 @@ SPAWN_KEYS = ("near", "floor")
 
 class CrafterEnv(gym.Env):
     """crafter as a gymnasium env: obs uint8 [160, 256, 3], 17 discrete actions, reward 0.
+
+    `view` (`mineclip.sim.view.VIEWS`) chooses the picture and the controls: `top` (crafter's
+    16-px tiles around the player, crafter's actions) or `first_person` (the player's eyes,
+    `mineclip.sim.firstperson`; turn, move forward and back, `view.FIRST_PERSON_ACTIONS`). The
+    simulation is the same in both. In first person, `first_person` holds the last frame's semantic
+    map and depth.
 
     `init` sets the initial conditions (`INIT_KEYS`: `inventory`, `naive` for an empty inventory,
     `place` blocks or creatures around the player, `time` of day, `facing`, `spawn_jitter`, and
@@ -38,7 +45,7 @@ class CrafterEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
 
     def __init__(self, init: dict | None = None, *, max_steps: int = 100, reuse_worlds: bool = True,
-                 spawn_jitter: int = 0, render_mode: str | None = "rgb_array"):
+                 spawn_jitter: int = 0, render_mode: str | None = "rgb_array", view: str = DEFAULT_VIEW):
         unknown = sorted(set(init or {}) - set(INIT_KEYS))
         if unknown:
             raise ValueError(f"unknown initial conditions {unknown}; expected some of {list(INIT_KEYS)}")
@@ -47,9 +54,13 @@ class CrafterEnv(gym.Env):
         self.reuse_worlds = reuse_worlds
         self.spawn_jitter = spawn_jitter
         self.render_mode = render_mode
+        self.view = check_view(view)
+        self.actions = actions(self.view)
+        self._eyes = FirstPersonRenderer() if self.view == "first_person" else None
+        self.first_person: FirstPersonFrame | None = None  # the last first-person frame and its maps
         self.core = CrafterCore(area=AREA, view=VIEW, size=FRAME_SIZE, reward=False, length=None, seed=0)
         self.observation_space = gym.spaces.Box(0, 255, (FRAME_SIZE[1], FRAME_SIZE[0], 3), np.uint8)
-        self.action_space = gym.spaces.Discrete(len(ACTIONS))
+        self.action_space = gym.spaces.Discrete(len(self.actions))
         self.context: EpisodeContext | None = None
         self.world_seed: int | None = None
         self._frame: np.ndarray | None = None
@@ -94,18 +105,19 @@ class CrafterEnv(gym.Env):
             start=state, state=state, start_map=world._mat_map.copy(), world_map=world._mat_map,
             material_ids=dict(world._mat_ids), events=Counter(),
             start_plants={tuple(int(v) for v in o.pos) for o in world.objects if object_kind(o) == "plant"})
-        self._frame = core.render()
+        self._frame = self._draw()
         return self._frame, self._info([], state)
 
     def step(self, action):
         if self.context is None:
             raise RuntimeError("call reset() before step()")
-        action = int(action)
-        if not 0 <= action < len(ACTIONS):
-            raise ValueError(f"expected an action in [0, {len(ACTIONS)}), got {action}")
         core, world, player = self.core, self.core._world, self.core._player
+        move = engine_action(self.view, int(action), player.facing)
+        facing = player.facing
+        if move.face is not None and not player.sleeping:
+            player.facing = move.face
         prev = self.context.state
-        name = ACTIONS[action]
+        name = move.name
         target = self._facing_object()
         target_health = target.health if target is not None else None
 
@@ -115,6 +127,8 @@ class CrafterEnv(gym.Env):
         for obj in world.objects:
             if player.distance(obj) < 2 * max(core._view):
                 obj.update()
+        if move.keep_facing:
+            player.facing = facing
         if core._step % 10 == 0:
             for chunk, objs in world.chunks.items():
                 core._balance_chunk(chunk, objs)
@@ -131,11 +145,19 @@ class CrafterEnv(gym.Env):
         reward, finished = self._outcome(state, events)
         terminated = player.health <= 0 or finished
         truncated = core._step >= self.max_steps and not terminated
-        self._frame = core.render()
+        self._frame = self._draw()
         return self._frame, reward, terminated, truncated, self._info(events, state)
 
     def render(self):
         return self._frame
+
+    def _draw(self) -> np.ndarray:
+        """The frame of the chosen view (once per reset and step: at night both views draw the same
+        numbers from the world's random state, so the simulation does not depend on the view)."""
+        if self._eyes is None:
+            return self.core.render()
+        self.first_person = self._eyes.render(self.core._world, self.core._player)
+        return self.first_person.frame
 
     # -- hooks for what runs on top of the simulator ---------------------------------------
     def _outcome(self, state: WorldState, events: list[str]) -> tuple[float, bool]:
