@@ -22,6 +22,8 @@ from typing import Iterator, Sequence
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
+from mineclip.model.config import CLIP_FRAMES
+
 from .augment import check_text_dropout_rare, drop_words, training_crop_box, word_dropout_rates
 from .reader import ClipDataset, DecodeSettings, check_text_dropout, collate, meta_groups
 from .video import crop_resize
@@ -44,7 +46,7 @@ class CachedClips(IterableDataset):
         self,
         sources: Sequence[str],
         batch_size: int = 32,
-        num_frames: int = 16,
+        num_frames: int = CLIP_FRAMES,
         resolution: Sequence[int] = (160, 256),
         epoch_length: int = 10_000,
         weights: Sequence[float] | None = None,

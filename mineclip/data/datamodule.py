@@ -12,6 +12,7 @@ from collections import Counter
 import pytorch_lightning as pl
 
 from mineclip.data.reader import ClipDataset, make_loader
+from mineclip.model.config import CLIP_FRAMES
 
 
 class ClipDataModule(pl.LightningDataModule):
@@ -43,7 +44,7 @@ class ClipDataModule(pl.LightningDataModule):
         batch_size: int = 32,
         val_batch_size: int | None = None,
         num_workers: int = 2,
-        num_frames: int = 16,
+        num_frames: int = CLIP_FRAMES,
         epoch_length: int = 10_000,
         resolution: tuple[int, int] = (160, 256),
         shuffle_buffer: int = 1000,

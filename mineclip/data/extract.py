@@ -24,6 +24,7 @@ import numpy as np
 
 from mineclip.data.transcripts import Segment
 from mineclip.data.video import ASPECT_MODES, VideoDecodeError, open_video, resize_frames
+from mineclip.model.config import CLIP_FRAMES
 
 CONTEXT_LENGTH = 77
 
@@ -39,7 +40,7 @@ class ExtractSettings:
     long_text: str = "truncate"  # a single segment over max_tokens: "truncate" (by words) or "skip"
     min_clip_seconds: float = 8.0
     max_clip_seconds: float = 16.0
-    num_frames: int = 16
+    num_frames: int = CLIP_FRAMES
     height: int = 160
     width: int = 256
     aspect: str = "crop"  # "crop" (cover + centre crop), "pad" (letterbox), "stretch"

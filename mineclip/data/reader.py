@@ -25,11 +25,12 @@ import numpy as np
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from mineclip.data.clip_meta import ClipMeta
 from mineclip.data.augment import drop_words, random_resized_crop
+from mineclip.data.clip_meta import ClipMeta
 from mineclip.data.shards import TooFewFrames, decode_clip
 from mineclip.data.video import VideoDecodeError, resize_frames
 from mineclip.extras import require
+from mineclip.model.config import CLIP_FRAMES
 
 require("webdataset", "braceexpand", feature="reading clip shards (mineclip.data.reader)")
 
@@ -154,7 +155,7 @@ def _shuffle(samples: Iterator[dict], bufsize: int, rng: random.Random) -> Itera
 
 @dataclass
 class DecodeSettings:
-    num_frames: int = 16
+    num_frames: int = CLIP_FRAMES
     resolution: tuple[int, int] = (160, 256)
     train: bool = True  # random resized crop (one box for all frames) vs plain resize
     crop_scale: tuple[float, float] = (0.8, 1.0)
@@ -273,7 +274,7 @@ class ClipDataset(IterableDataset):
         self,
         sources: str | Sequence[str],
         batch_size: int = 32,
-        num_frames: int = 16,
+        num_frames: int = CLIP_FRAMES,
         resolution: Sequence[int] = (160, 256),
         mode: str = "resampled",
         weights: Sequence[float] | None = None,

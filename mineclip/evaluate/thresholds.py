@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mineclip.model.config import CLIP_FRAMES
+
 THRESHOLD_RULES = ("kmeans", "calibrated")
 CALIBRATED_UNDER = ("mode", "topk", "window", "frame_stride", "negatives")  # what a threshold depends on
 
@@ -112,7 +114,7 @@ class Calibration:
     def from_dict(cls, d: dict | None) -> "Calibration | None":
         if not d or not d.get("tasks"):
             return None
-        return cls(str(d.get("mode", "direct")), int(d.get("topk", 16)), int(d.get("window", 16)),
+        return cls(str(d.get("mode", "direct")), int(d.get("topk", CLIP_FRAMES)), int(d.get("window", CLIP_FRAMES)),
                    int(d.get("frame_stride", 1)), d.get("negatives"), str(d.get("labels", "")), dict(d["tasks"]))
 
     def to_dict(self) -> dict:

@@ -19,6 +19,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
+from mineclip.sim.env import WORLD_SEEDS
+
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_CHATS = 4  # chats kept open at once (the oldest is closed beyond)
 MAX_TEXT = 100_000  # characters a request may carry (the assistant itself refuses messages over 300)
@@ -28,7 +30,7 @@ class NewChatRequest(BaseModel):
     """POST /api/chat: start a chat in a fresh world (no seed: the first 'play' world)."""
 
     model_config = ConfigDict(extra="forbid")
-    world_seed: StrictInt | None = Field(default=None, ge=0, le=2**31 - 1)
+    world_seed: StrictInt | None = Field(default=None, ge=0, lt=WORLD_SEEDS.stop)
 
 
 class MessageRequest(BaseModel):

@@ -31,7 +31,7 @@ import torch
 
 from mineclip import atomic
 
-from .config import ModelConfig
+from .config import CLIP_FRAMES, ModelConfig
 from .mineclip import MineCLIP
 
 FORMAT = "mineclip-artifact"
@@ -43,7 +43,7 @@ JUDGE = "judge.json"
 PERCEPTION = "perception.json"
 PERCEPTION_HEAD = "perception_head.safetensors"
 FILES = (WEIGHTS, CONFIG, CARD, JUDGE, PERCEPTION, PERCEPTION_HEAD)  # every file an artifact may hold
-DEFAULT_WINDOW = 16  # frames per clip (MineDojo paper, sec. 4.2)
+DEFAULT_WINDOW = CLIP_FRAMES  # frames per reward window (MineDojo paper, sec. 4.2)
 
 
 class ArtifactError(ValueError):
@@ -59,7 +59,7 @@ class JudgeSettings:
 
     negatives: str = "suite"
     mode: str = "direct"
-    topk: int = 16  # one window's worth of steps
+    topk: int = CLIP_FRAMES  # one window's worth of steps
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "JudgeSettings":

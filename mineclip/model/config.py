@@ -19,6 +19,13 @@ POOLINGS = ("avg", "attn")
 FRAME_POOLS = ("tok", "avg")
 
 
+# The MineDojo paper's clip (sec. 4.2), in one place: every default that means "a clip" or "a
+# reward window" (the data's frames per clip, the artifact's window, the judge's top-k, the suite's
+# clips and tail after success) and every frame size (the model's input, the simulator's frames)
+CLIP_FRAMES = 16  # frames per clip and per reward window
+RESOLUTION = (160, 256)  # (height, width) of a frame
+
+
 @dataclass
 class VisionConfig:
     """CLIP ViT frame encoder."""
@@ -27,7 +34,7 @@ class VisionConfig:
     layers: int = 12
     heads: int = 12
     patch_size: int = 16
-    resolution: tuple[int, int] = (160, 256)  # (height, width)
+    resolution: tuple[int, int] = RESOLUTION  # (height, width)
     mlp_ratio: float = 4.0
     # What the frame embedding is made of: `tok` the CLS token (CLIP, MineCLIP), `avg` the mean of the
     # patch tokens (open_clip's pool_type), where each 16-px tile's token reaches the embedding directly

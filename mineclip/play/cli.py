@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mineclip.model.config import CLIP_FRAMES
 from mineclip.tasks.world_seeds import PURPOSES
 
 
@@ -95,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"the world seed range played on (mineclip.tasks.world_seeds; default: {purpose})")
 
     s = sub.add_parser("record", help="run agents and write trajectories (mp4 + JSON lines)")
-    common(s, "data/trajectories", 16, "play")
+    common(s, "data/trajectories", CLIP_FRAMES, "play")
     s.add_argument("--agents", default="scripted", help="comma-separated: scripted,noisy,near_miss,wrong_target,random")
     s.add_argument("--episodes", type=int, default=4, help="per task and agent")
     s.add_argument("--noise", type=float, default=0.3, help="noise of the 'noisy' agent")
@@ -106,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(s, "data/evalset", 20, None)
     s.add_argument("--per-label", type=int, default=20, help="successes and failures per task")
     s.add_argument("--max-attempts", type=int, default=None, help="episodes per task at most")
-    s.add_argument("--tail", type=int, default=16,
+    s.add_argument("--tail", type=int, default=CLIP_FRAMES,
                    help="steps recorded after success: at least the judge's reward window (default 16, the "
                         "paper's; 8 is enough for the tiny model)")
     s.set_defaults(fn=_cmd_evalset)
@@ -114,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("clips", help="narrated (16-frame clip, text) training shards")
     common(s, "data/crafter_clips", 64, "clips")
     s.add_argument("--num-clips", type=int, default=8000, help="clips to write")
-    s.add_argument("--clip-len", type=int, default=16, help="frames per clip")
+    s.add_argument("--clip-len", type=int, default=CLIP_FRAMES, help="frames per clip")
     s.add_argument("--stride", type=int, default=4, help="steps between window starts")
     s.add_argument("--episode-len", type=int, default=48, help="steps per episode")
     s.add_argument("--misalign", type=float, default=0.2, help="chance a caption describes a neighbouring window")

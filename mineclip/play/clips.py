@@ -20,6 +20,7 @@ import numpy as np
 
 from .narrate import narrate_episode
 from .record import run_episode, worker_pool
+from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
 from mineclip.tasks.registry import list_tasks
 from mineclip.tasks.world_seeds import world_seeds
@@ -89,7 +90,7 @@ class ClipSettings:
     """How narrated clips are made (the defaults of `mineclip play clips`)."""
 
     num_clips: int = 8000
-    clip_len: int = 16  # frames per clip
+    clip_len: int = CLIP_FRAMES  # frames per clip
     stride: int = 4  # steps between the starts of consecutive windows of an episode
     episode_len: int = 48
     misalign: float = 0.2  # chance a caption describes a neighbouring window

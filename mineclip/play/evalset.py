@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.model.config import CLIP_FRAMES
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task
 from mineclip.tasks.world_seeds import world_seeds
@@ -30,7 +31,7 @@ from .record import FAILURE_AGENTS, FPS, run_episode, worker_pool
 
 # Steps an evaluation episode goes on after success: one reward window of the paper's model (16
 # frames); the pipeline passes its own window length.
-EVAL_TAIL = 16
+EVAL_TAIL = CLIP_FRAMES
 FILE_NAME = "evalset.jsonl"
 OTHER_TIME = "other_time"  # a failing attempt: the scripted agent, at the other time of day
 CONTEXT_FAILURES = ("avoid", OTHER_TIME, "random", "wrong_target")

@@ -14,9 +14,11 @@ import crafter
 import numpy as np
 from crafter import constants, objects, worldgen
 
+from mineclip.model.config import RESOLUTION
+
 TILE = 16
 VIEW = (16, 10)
-FRAME_SIZE = (256, 160)  # crafter's (width, height)
+FRAME_SIZE = (RESOLUTION[1], RESOLUTION[0])  # crafter's (width, height): the model's frame
 AREA = (64, 64)
 ACTIONS: list[str] = list(constants.actions)
 ACTION_IDS = {name: i for i, name in enumerate(ACTIONS)}

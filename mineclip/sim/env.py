@@ -18,6 +18,16 @@ from .firstperson import FirstPersonFrame, FirstPersonRenderer
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
 from .view import DEFAULT_VIEW, actions, check_view, engine_action
 
+WORLD_SEEDS = range(0, 2**31 - 1)  # the worlds crafter can generate: its generator's seed range
+
+
+def check_world_seed(seed) -> int:
+    """`seed` as an int if it names a world (`WORLD_SEEDS`), else ValueError naming the range."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) not in WORLD_SEEDS:
+        raise ValueError(f"expected a world seed, an integer in [0, {WORLD_SEEDS.stop}), got {seed!r}")
+    return int(seed)
+
+
 INIT_KEYS = ("inventory", "naive", "place", "time", "facing", "spawn_jitter", "spawn")
 SPAWN_KEYS = ("near", "floor")
 
@@ -83,12 +93,13 @@ class CrafterEnv(gym.Env):
         super().reset(seed=seed)
         options = dict(options or {})
         episode_seed = int(self.np_random.integers(0, 2**31 - 1)) if seed is None else int(seed)
-        self.world_seed = int(options.get("world_seed", episode_seed))
+        self.world_seed = (check_world_seed(options["world_seed"]) if options.get("world_seed") is not None
+                           else episode_seed % WORLD_SEEDS.stop)
         rng = np.random.RandomState(episode_seed % (2**32))
         core, world = self.core, self.core._world
         init = {**self.init, **options.get("init", {})}
 
-        world.reset(seed=self.world_seed % (2**31 - 1))
+        world.reset(seed=self.world_seed)
         core._step = 0
         core.time_offset = self._time_offset(init.get("time"), rng)
         core._update_time()

@@ -53,10 +53,10 @@ from crafter import engine as crafter_engine
 from crafter import objects
 from numba import njit
 
-from .engine import TILE, _shared_textures
+from .engine import FRAME_SIZE, TILE, _shared_textures
 from .view import turn
 
-FRAME_SHAPE = (160, 256)  # (height, width), as the top-down frame
+FRAME_SHAPE = (FRAME_SIZE[1], FRAME_SIZE[0])  # (height, width), as the top-down frame
 BAR_ROWS = TILE  # the hotbar: one row of 16-px slots, as crafter's inventory bar
 WORLD_ROWS = FRAME_SHAPE[0] - BAR_ROWS
 EYE = 0.75  # tiles above the ground

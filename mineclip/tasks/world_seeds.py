@@ -12,7 +12,7 @@ Seeds below `EVAL_SEED_START` form the training split, seeds from it up the held
 from __future__ import annotations
 
 EVAL_SEED_START = 1_000_000
-SEED_END = 2_000_000
+SEED_END = 2_000_000  # the suite's purposes use the first two million of crafter's worlds (sim.env.WORLD_SEEDS)
 
 # purpose -> [first seed, end); disjoint, in order
 RANGES: dict[str, tuple[int, int]] = {

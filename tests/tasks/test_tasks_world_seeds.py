@@ -59,3 +59,12 @@ def test_the_defaults_of_every_command_play_disjoint_worlds():
             assert not shared, f"{a} and {b} share worlds {sorted(shared)[:5]}"
     assert {purpose_of(w) for w in worlds["rl evaluation"]} == {"rl_eval"}
     assert {split_of(w) for w in worlds["pipeline evaluation set"] | worlds["rl evaluation"]} == {"eval"}
+
+
+def test_the_suites_purposes_lie_inside_the_worlds_crafter_generates():
+    from mineclip.sim.env import WORLD_SEEDS, check_world_seed
+
+    assert all(start in WORLD_SEEDS and end - 1 in WORLD_SEEDS for start, end in RANGES.values())
+    for bad in (-1, WORLD_SEEDS.stop, 1.5, "3", True):
+        with pytest.raises(ValueError, match=r"expected a world seed, an integer in \[0, 2147483647\)"):
+            check_world_seed(bad)
