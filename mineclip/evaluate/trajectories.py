@@ -54,6 +54,44 @@ def json_lines(path: str | Path) -> Iterator[tuple[int, dict | Problem]]:
 
 
 @dataclass
+class LabelledLine:
+    """One line of a labelled-trajectory file, checked (`parse_line`): what every reader of the format
+    (`read_labels`, the labelling app's `mineclip.label.items`) starts from."""
+
+    line: int
+    id: str  # the line's id, or line<N>
+    task: str  # task id, or the prompt when the line has no task id
+    prompt: str  # the task's prompt when `lookup` knows the id, else the line's own
+    label: int | None  # 0, 1, or None (not labelled yet)
+    media: str  # the line's `video` (file) or `frames` (folder of PNGs), as written
+    labeller: str
+    record: dict
+
+
+def parse_line(n: int, rec: dict, lookup: Callable[[str], str] | None = None) -> LabelledLine | Problem:
+    """Check line `n` of a labelled-trajectory file (a JSON object): a task (id or prompt; `lookup` maps a
+    task id to its prompt, an id it does not know is `unknown_task`), a label 0/1/null and its media."""
+    tid = str(rec.get("id") or f"line{n}")
+    task_id, prompt = rec.get("task_id"), rec.get("prompt")
+    if task_id and lookup is not None:
+        try:
+            prompt = lookup(str(task_id))
+        except Exception as e:  # noqa: BLE001 - whatever the suite says of an unknown id, on the line
+            return Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid)
+    if not prompt:
+        return Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid)
+    label = rec.get("label")
+    if isinstance(label, bool):
+        label = int(label)
+    if label not in (0, 1, None):
+        return Problem(n, "bad_label", f"expected label 0, 1 or null, got {label!r}", tid)
+    media = rec.get("video") or rec.get("frames")
+    if not media or not isinstance(media, str):
+        return Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid)
+    return LabelledLine(n, tid, str(task_id or prompt), str(prompt), label, media, str(rec.get("labeller") or ""), rec)
+
+
+@dataclass
 class Trajectory:
     """One labelled trajectory, ready to score."""
 
@@ -92,36 +130,15 @@ def read_labels(path: str | Path, lookup: Callable[[str], str] | None = None
     lines = 0
     for n, rec in json_lines(path):
         lines += 1
-        if isinstance(rec, Problem):
-            problems.append(rec)
+        line = rec if isinstance(rec, Problem) else parse_line(n, rec, lookup)
+        if isinstance(line, Problem):
+            problems.append(line)
             continue
-        tid = rec.get("id") or f"line{n}"
-        task_id, prompt = rec.get("task_id"), rec.get("prompt")
-        if task_id and lookup is not None:
-            try:
-                prompt = lookup(task_id)
-            except Exception as e:
-                problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
-                continue
-        if not prompt:
-            problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
-            continue
-        label = rec.get("label")
-        if isinstance(label, bool):
-            label = int(label)
-        if label not in (0, 1, None):
-            problems.append(Problem(n, "bad_label", f"expected label 0, 1 or null, got {label!r}", tid))
-            continue
-        rel = rec.get("video") or rec.get("frames")
-        if not rel:
-            problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
-            continue
-        src = (base / rel) if not Path(rel).is_absolute() else Path(rel)
+        src = (base / line.media) if not Path(line.media).is_absolute() else Path(line.media)
         if not src.exists():
-            problems.append(Problem(n, "missing_video", f"not found: {src}", tid))
+            problems.append(Problem(n, "missing_video", f"not found: {src}", line.id))
             continue
-        out.append(Trajectory(n, str(tid), str(task_id or prompt), str(prompt), label, src,
-                              str(rec.get("labeller", "")), rec, str(path)))
+        out.append(Trajectory(n, line.id, line.task, line.prompt, line.label, src, line.labeller, rec, str(path)))
     return out, problems, lines
 
 

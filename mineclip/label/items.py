@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineclip.evaluate.human import is_human
-from mineclip.evaluate.trajectories import Problem, json_lines
+from mineclip.evaluate.trajectories import Problem, json_lines, parse_line
+
+from mineclip.tasks.judging import SUITE
 
 from .files import OutsideSetError, relative_inside
 
@@ -58,54 +60,33 @@ def read_set(path: str | Path, prompt: str | None = None) -> LabelSet:
     return _read_jsonl(path)
 
 
-def _task_prompt(task_id: str) -> str:
-    from mineclip.tasks.registry import get_task
-
-    return get_task(task_id).prompt
-
-
 def _read_jsonl(path: Path) -> LabelSet:
     root = path.parent.resolve()
     items: list[Item] = []
     problems: list[Problem] = []
     seen: set[str] = set()
     for n, rec in json_lines(path):
-        if isinstance(rec, Problem):
-            problems.append(rec)
+        line = rec if isinstance(rec, Problem) else parse_line(n, rec, SUITE.prompt)  # the one line format
+        if isinstance(line, Problem):
+            problems.append(line)
             continue
-        tid = str(rec.get("id") or f"line{n}")
-        if tid in seen:
-            problems.append(Problem(n, "duplicate_id", f"id {tid!r} already used by an earlier line", tid))
-            continue
-        task_id, text = rec.get("task_id"), rec.get("prompt")
-        if task_id:
-            try:
-                text = _task_prompt(str(task_id))
-            except KeyError as e:
-                problems.append(Problem(n, "unknown_task", f"unknown task id {task_id!r} ({e})", tid))
-                continue
-        if not text:
-            problems.append(Problem(n, "missing_field", "expected 'task_id' or 'prompt'", tid))
-            continue
-        rel = rec.get("video") or rec.get("frames")
-        if not rel or not isinstance(rel, str):
-            problems.append(Problem(n, "missing_field", "expected 'video' (file) or 'frames' (folder of PNGs)", tid))
+        if line.id in seen:
+            problems.append(Problem(n, "duplicate_id", f"id {line.id!r} already used by an earlier line", line.id))
             continue
         try:
-            media = relative_inside(root, rel)
+            media = relative_inside(root, line.media)
         except OutsideSetError as e:
-            problems.append(Problem(n, "outside_set", str(e), tid))
+            problems.append(Problem(n, "outside_set", str(e), line.id))
             continue
         if not (root / media).exists():
-            problems.append(Problem(n, "missing_video", f"not found: {root / media}", tid))
+            problems.append(Problem(n, "missing_video", f"not found: {root / media}", line.id))
             continue
-        label, by = rec.get("label"), str(rec.get("labeller") or "")
-        reference = int(label) if label in (0, 1) and not is_human(by) else None
+        reference = line.label if line.label is not None and not is_human(line.labeller) else None
         fps = rec.get("fps")
-        seen.add(tid)
-        items.append(Item(len(items), tid, str(task_id or text), str(text), media, n,
+        seen.add(line.id)
+        items.append(Item(len(items), line.id, line.task, line.prompt, media, n,
                           float(fps) if isinstance(fps, (int, float)) and fps > 0 else DEFAULT_FPS,
-                          reference, by if reference is not None else "", rec))
+                          reference, line.labeller if reference is not None else "", rec))
     return LabelSet(root, path.resolve(), items, problems)
 
 

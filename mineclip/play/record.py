@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.evaluate.trajectories import Problem, json_lines
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task, list_tasks
 from mineclip.tasks.world_seeds import split_of, world_seeds
@@ -173,6 +174,11 @@ def record(jobs: list[dict], out_dir: str | os.PathLike, workers: int | None = N
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    """Trajectory records of a JSON-lines file."""
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """Trajectory records of a JSON-lines file (the one line reader, `evaluate.trajectories.json_lines`;
+    a line that is not a JSON object is a ValueError naming it)."""
+    out = []
+    for _, rec in json_lines(path):
+        if isinstance(rec, Problem):
+            raise ValueError(f"{path}: {rec}")
+        out.append(rec)
+    return out
