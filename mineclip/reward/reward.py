@@ -243,13 +243,6 @@ class RewardModel:
 
         return FactoredRewardFunction(self, conditions, mode, combine, head)
 
-    def proximity_fn(self, head, kinds: Sequence[str], mode: str = "delta"):
-        """A reward for coming nearer to `kinds` (a task's target), read per tile by the Percipient's
-        `head` (`mineclip.reward.proximity`)."""
-        from .proximity import ProximityRewardFunction
-
-        return ProximityRewardFunction(self, head, kinds, mode)
-
 
 class WindowedReward:
     """What every reward function here shares: its reward model's window and frame stride, and a

@@ -33,7 +33,7 @@ class FrameFeatures(VecEnvWrapper):
 
     Features are L2-normalised and scaled by sqrt(D) so that entries are of order 1. With
     `reward=` (a RewardFunction of the same RewardModel, or one with its `encode` and `stream`: the
-    proximity reward of `mineclip.reward.proximity`; each frame is encoded once, by `reward.encode`,
+    proximity reward of `mineclip.perception.proximity`; each frame is encoded once, by `reward.encode`,
     whose first D columns are the embedding) the step reward becomes
     env reward + coef * MineCLIP reward (combine="add", the paper's setup with the sparse success
     bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip" and, at

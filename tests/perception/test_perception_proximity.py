@@ -1,4 +1,4 @@
-"""mineclip.reward.proximity: the proximity counts tiles when the head is sure, falls with the real
+"""mineclip.perception.proximity: the proximity counts tiles when the head is sure, falls with the real
 distance to the target on held-out worlds (read by a head fitted on training worlds), streams as
 it scores a stored trajectory, and refuses what it cannot measure."""
 
@@ -10,7 +10,7 @@ from scipy.stats import spearmanr
 
 from mineclip.perception.head import TILE_DISTANCE
 from mineclip.reward import RewardModel
-from mineclip.reward.proximity import ProximityRewardFunction
+from mineclip.perception.proximity import ProximityRewardFunction
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_proximity_falls_with_the_real_distance_on_held_out_worlds(sim_model, fi
 @pytest.mark.parametrize("mode", ["delta", "progress"])
 def test_streamed_rewards_equal_the_trajectory_and_the_features_are_one_pass(sim_model, fitted, mode):
     head, held_out = fitted
-    fn = sim_model.proximity_fn(head, ["water", "tree"], mode=mode)
+    fn = ProximityRewardFunction(sim_model, head, ["water", "tree"], mode=mode)
     x = np.stack([f.frame for f in held_out[:8]])
     feats = fn.encode(x)
     assert feats.shape == (8, fn.feature_dim)
@@ -113,7 +113,7 @@ def test_the_gymnasium_wrapper_takes_the_proximity_reward(sim_model, fitted):
     from mineclip.tasks import make_env
 
     head, _ = fitted
-    fn = sim_model.proximity_fn(head, ["cow"])
+    fn = ProximityRewardFunction(sim_model, head, ["cow"])
     env = MineCLIPReward(make_env("punch_cow", max_steps=6), reward=fn, coef=0.05)
     env.reset(seed=0)
     proximities, returned = [], []
