@@ -234,15 +234,6 @@ class RewardModel:
         `mineclip.tasks.negatives.negatives_for(prompt, "suite")`)."""
         return RewardFunction(self, prompt, negatives, mode, first_steps)
 
-    def factored_fn(self, conditions: Sequence[tuple], mode: str = "direct", combine: str = "geomean",
-                    head=None):
-        """A reward by conditions, each (text, its negatives) or (text, negatives, condition), combined
-        by a soft AND; with the Percipient's `head`, the conditions it knows take its P
-        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.judge.task_reward`)."""
-        from .factored import FactoredRewardFunction
-
-        return FactoredRewardFunction(self, conditions, mode, combine, head)
-
 
 class WindowedReward:
     """What every reward function here shares: its reward model's window and frame stride, and a
