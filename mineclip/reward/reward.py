@@ -147,26 +147,30 @@ class RewardModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
-        """Load an exported artifact (its directory or its model.safetensors: safetensors + JSON, nothing
-        unpickled) or a released MineCLIP .pth (read without running code; the paper's 16-frame window).
-        Keyword arguments go to the constructor (`precision=`, `window=`, ...)."""
-        from mineclip.model.artifact import load_artifact, read_artifact_config
-        from mineclip.model.official import load_official
+        """A reward model from any MineCLIP checkpoint, read by the one checkpoint dispatcher
+        (`mineclip.model.load.load_checkpoint`, which never runs code from a file):
 
-        path = Path(path)
-        if path.suffix == ".safetensors":
-            path = path.parent
-        if path.is_dir():
-            config = read_artifact_config(path)
-            model = load_artifact(path, device=device)
-        elif path.is_file():
-            config, model = {}, load_official(path).to(device)
-        else:
-            raise FileNotFoundError(f"no artifact directory, model.safetensors or released .pth at {path}")
+        - an exported artifact (its directory or its model.safetensors): window, frame stride and
+          resize from its config.json;
+        - a released MineCLIP .pth: the paper's 16-frame window;
+        - a Lightning .ckpt of `mineclip train`, or a DeepSpeed checkpoint directory: loaded too,
+          with what `mineclip export` writes by default (16 frames, stride 1, padding), since a
+          training checkpoint records no reward settings.
+
+        Anything else is refused with the dispatcher's error (`CheckpointError`). Keyword arguments
+        go to the constructor (`precision=`, `window=`, ...)."""
+        from mineclip.model.artifact import read_artifact_config
+        from mineclip.model.load import load_checkpoint
+
+        if not Path(path).exists():
+            raise FileNotFoundError(f"no artifact directory, model.safetensors, released .pth, Lightning .ckpt or "
+                                    f"DeepSpeed checkpoint directory at {path}")
+        loaded = load_checkpoint(path)
+        config = read_artifact_config(loaded.source) if loaded.kind == "artifact" else {}
         kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
         kwargs.setdefault("frame_stride", int(config.get("frames", {}).get("stride", 1)))
         kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
-        return cls(model, device=device, config=config, **kwargs)
+        return cls(loaded.model.to(device), device=device, config=config, **kwargs)
 
     def untrained_twin(self, seed: int = 0) -> "RewardModel":
         """The same architecture, window, stride, resize, device and precision with random weights
