@@ -253,6 +253,19 @@ class WindowedReward:
     def frame_stride(self) -> int:
         return self.rm.frame_stride
 
+    @property
+    def span(self) -> int:
+        """Steps one window covers (`RewardModel.span`): what a stream caches per env."""
+        return self.rm.span
+
+    @property
+    def device(self) -> torch.device:
+        return self.rm.device
+
+    def real_frames(self, seen):
+        """How many of a window's frames are real after `seen` frames (`RewardModel.real_frames`)."""
+        return self.rm.real_frames(seen)
+
     def stream(self, num_envs: int = 1) -> "RewardStream":
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
@@ -360,9 +373,10 @@ class RewardFunction(WindowedReward):
 
 class RewardStream:
     """Streaming rewards for N envs: each step encodes only the N newest frames (one forward),
-    the previous window-1 frame features of every env come from a cache. `fn` is a RewardFunction
-    or anything scoring windows the same way (`score_windows`, `rewards`; the reward by conditions
-    of `mineclip.reward.factored`); its `logits` are then per-condition probabilities.
+    the previous window-1 frame features of every env come from a cache. `fn` is a `WindowedReward`
+    (the prompt's RewardFunction, the reward by conditions of `mineclip.reward.factored`, whose
+    `logits` are per-condition probabilities, or the proximity of `mineclip.perception.proximity`):
+    the stream asks it for its window, encoding and scores, never its reward model.
 
     The cache is a ring of the last `span` features per env, stored twice over ([N, 2 * span, D],
     each feature at slot p and p + span), so that the span ending at the newest frame is always one
@@ -370,8 +384,8 @@ class RewardStream:
 
     def __init__(self, fn: RewardFunction, num_envs: int = 1):
         self.fn, self.num_envs = fn, num_envs
-        d, dev = fn.feature_dim, fn.rm.device
-        self.span = fn.rm.span
+        d, dev = fn.feature_dim, fn.device
+        self.span = fn.span
         self._ring = torch.zeros(num_envs, 2 * self.span, d, device=dev)
         self._pos = self.span - 1  # slot of the newest frame (in [0, span))
         self.length = torch.zeros(num_envs, dtype=torch.long, device=dev)  # frames seen, capped at the span
@@ -415,7 +429,7 @@ class RewardStream:
         self.length[idx] = 1
         self.started[ids] = True
         self._all_started = bool(self.started.all())
-        logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
+        logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.real_frames(self.length[idx]))
         self.ref[idx] = probs
         reward = self.fn.rewards(probs, prev_probs=probs)
         return StepRewards(reward, probs, logits)
@@ -439,7 +453,7 @@ class RewardStream:
         self.length.add_(1).clamp_(max=self.span)
         windows = self._windows(self.cache)
         if self._partial:
-            logits, probs = self.fn.score_windows(windows, self.fn.rm.real_frames(self.length))
+            logits, probs = self.fn.score_windows(windows, self.fn.real_frames(self.length))
         else:  # every window is full: no lengths to look at
             logits, probs = self.fn.score_windows(windows)
         reward = self.fn.rewards(probs, prev_probs=self.ref)
