@@ -9,8 +9,8 @@ from helpers.models import make_micro
 from scipy.stats import spearmanr
 
 from mineclip.perception.head import TILE_DISTANCE
-from mineclip.reward import RewardModel
 from mineclip.perception.proximity import ProximityRewardFunction
+from mineclip.reward import RewardModel
 
 
 @pytest.fixture
@@ -116,14 +116,17 @@ def test_the_gymnasium_wrapper_takes_the_proximity_reward(sim_model, fitted):
     fn = ProximityRewardFunction(sim_model, head, ["cow"])
     env = MineCLIPReward(make_env("punch_cow", max_steps=6), reward=fn, coef=0.05)
     env.reset(seed=0)
-    proximities, returned = [], []
+    proximities, returned, infos = [], [], []
     for _ in range(6):
         _, r, terminated, truncated, info = env.step(env.action_space.sample())
         proximities.append(info["mineclip"]["prob"])
         returned.append(r - info["mineclip"]["env_reward"])
+        infos.append(info)
         if terminated or truncated:
             break
     assert all(0 <= p <= fn.max_distance for p in proximities)
+    # an info keeps what its step said: its logits (the proximity) are no view of the window cache
+    assert [float(i["mineclip"]["logits"][0]) for i in infos] == pytest.approx(proximities)
     # the reward is the change of proximity, times coef
     assert np.allclose(np.diff(proximities), np.array(returned[1:]) / 0.05, atol=1e-4)
     assert info["mineclip_episode"]["length"] == len(proximities)
