@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.reward.factored import FactoredRewardFunction
+
 from .conditions import Condition, conditions_of
 from .percipient import band_for, decide
 
@@ -98,7 +100,7 @@ def conditions_reward(rm, conds: list, head=None, mode: str = "direct"):
     there; a thing's `near` is read from where its tiles are, since the labels say whether the whole
     criterion held), the others their text among their negatives on the window ending there (chance
     1/N). The judge's score and, streamed (`.stream(num_envs)`, the gymnasium wrappers), an RL reward."""
-    return rm.factored_fn([(text, negs, cond) for _, text, negs, cond in conds], mode, head=head)
+    return FactoredRewardFunction(rm, [(text, negs, cond) for _, text, negs, cond in conds], mode, head=head)
 
 
 def task_reward(rm, task_id: str, negatives_for: Callable[[str], list[str]], head=None, mode: str = "direct"):

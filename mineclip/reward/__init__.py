@@ -1,6 +1,8 @@
 """MineCLIP as a dense reward: formulas and the streaming cache (`reward`), the reward by conditions
-combined by a soft AND (`factored`), the episode bookkeeping between a stream and environments
-(`episodes`), gymnasium wrappers over it (`wrappers`)."""
+combined by a soft AND (`factored`), the core between a reward and N environments that every wrapper
+hands its work to (`episodes`: encoding, windows, episodes, autoreset, the info payload), frames out
+of observations (`frames`), and the shells over the core: gymnasium wrappers (`wrappers`) and the
+stable-baselines3 one (`sb3`). Nothing here imports the simulator."""
 
 from .reward import (
     FIRST_STEPS,

@@ -51,7 +51,9 @@ def soft_and(probs, how: str = "geomean", tau: float = TAU):
 
 class FactoredRewardFunction(WindowedReward):
     """The reward of several conditions, each `(text, negatives)` or `(text, negatives, condition)`,
-    combined by a soft AND; with a `head`, the conditions it knows take its P (module docstring)."""
+    combined by a soft AND; with a `head`, the conditions it knows take its P (module docstring).
+    `head` is duck-typed: anything with `knows(condition)` and `frame_probs(rm, frames, conditions,
+    near)`, such as `mineclip.perception.head.PerceptionHead`; nothing from perception is imported."""
 
     first_steps = "repeat"  # windows before the span is full repeat the first frame, as RewardFunction's default
 

@@ -147,26 +147,30 @@ class RewardModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str | torch.device = "cpu", **kwargs) -> "RewardModel":
-        """Load an exported artifact (its directory or its model.safetensors: safetensors + JSON, nothing
-        unpickled) or a released MineCLIP .pth (read without running code; the paper's 16-frame window).
-        Keyword arguments go to the constructor (`precision=`, `window=`, ...)."""
-        from mineclip.model.artifact import load_artifact, read_artifact_config
-        from mineclip.model.official import load_official
+        """A reward model from any MineCLIP checkpoint, read by the one checkpoint dispatcher
+        (`mineclip.model.load.load_checkpoint`, which never runs code from a file):
 
-        path = Path(path)
-        if path.suffix == ".safetensors":
-            path = path.parent
-        if path.is_dir():
-            config = read_artifact_config(path)
-            model = load_artifact(path, device=device)
-        elif path.is_file():
-            config, model = {}, load_official(path).to(device)
-        else:
-            raise FileNotFoundError(f"no artifact directory, model.safetensors or released .pth at {path}")
+        - an exported artifact (its directory or its model.safetensors): window, frame stride and
+          resize from its config.json;
+        - a released MineCLIP .pth: the paper's 16-frame window;
+        - a Lightning .ckpt of `mineclip train`, or a DeepSpeed checkpoint directory: loaded too,
+          with what `mineclip export` writes by default (16 frames, stride 1, padding), since a
+          training checkpoint records no reward settings.
+
+        Anything else is refused with the dispatcher's error (`CheckpointError`). Keyword arguments
+        go to the constructor (`precision=`, `window=`, ...)."""
+        from mineclip.model.artifact import read_artifact_config
+        from mineclip.model.load import load_checkpoint
+
+        if not Path(path).exists():
+            raise FileNotFoundError(f"no artifact directory, model.safetensors, released .pth, Lightning .ckpt or "
+                                    f"DeepSpeed checkpoint directory at {path}")
+        loaded = load_checkpoint(path)
+        config = read_artifact_config(loaded.source) if loaded.kind == "artifact" else {}
         kwargs.setdefault("window", int(config.get("frames", {}).get("window", DEFAULT_WINDOW)))
         kwargs.setdefault("frame_stride", int(config.get("frames", {}).get("stride", 1)))
         kwargs.setdefault("resize", config.get("resolution", {}).get("resize", "pad"))
-        return cls(model, device=device, config=config, **kwargs)
+        return cls(loaded.model.to(device), device=device, config=config, **kwargs)
 
     def untrained_twin(self, seed: int = 0) -> "RewardModel":
         """The same architecture, window, stride, resize, device and precision with random weights
@@ -234,22 +238,6 @@ class RewardModel:
         `mineclip.tasks.negatives.negatives_for(prompt, "suite")`)."""
         return RewardFunction(self, prompt, negatives, mode, first_steps)
 
-    def factored_fn(self, conditions: Sequence[tuple], mode: str = "direct", combine: str = "geomean",
-                    head=None):
-        """A reward by conditions, each (text, its negatives) or (text, negatives, condition), combined
-        by a soft AND; with the Percipient's `head`, the conditions it knows take its P
-        (`mineclip.reward.factored`; for the suite's context tasks: `mineclip.perception.condition_judge.task_reward`)."""
-        from .factored import FactoredRewardFunction
-
-        return FactoredRewardFunction(self, conditions, mode, combine, head)
-
-    def proximity_fn(self, head, kinds: Sequence[str], mode: str = "delta"):
-        """A reward for coming nearer to `kinds` (a task's target), read per tile by the Percipient's
-        `head` (`mineclip.reward.proximity`)."""
-        from .proximity import ProximityRewardFunction
-
-        return ProximityRewardFunction(self, head, kinds, mode)
-
 
 class WindowedReward:
     """What every reward function here shares: its reward model's window and frame stride, and a
@@ -264,6 +252,19 @@ class WindowedReward:
     @property
     def frame_stride(self) -> int:
         return self.rm.frame_stride
+
+    @property
+    def span(self) -> int:
+        """Steps one window covers (`RewardModel.span`): what a stream caches per env."""
+        return self.rm.span
+
+    @property
+    def device(self) -> torch.device:
+        return self.rm.device
+
+    def real_frames(self, seen):
+        """How many of a window's frames are real after `seen` frames (`RewardModel.real_frames`)."""
+        return self.rm.real_frames(seen)
 
     def stream(self, num_envs: int = 1) -> "RewardStream":
         """A streaming reward for `num_envs` parallel environments."""
@@ -372,9 +373,10 @@ class RewardFunction(WindowedReward):
 
 class RewardStream:
     """Streaming rewards for N envs: each step encodes only the N newest frames (one forward),
-    the previous window-1 frame features of every env come from a cache. `fn` is a RewardFunction
-    or anything scoring windows the same way (`score_windows`, `rewards`; the reward by conditions
-    of `mineclip.reward.factored`); its `logits` are then per-condition probabilities.
+    the previous window-1 frame features of every env come from a cache. `fn` is a `WindowedReward`
+    (the prompt's RewardFunction, the reward by conditions of `mineclip.reward.factored`, whose
+    `logits` are per-condition probabilities, or the proximity of `mineclip.perception.proximity`):
+    the stream asks it for its window, encoding and scores, never its reward model.
 
     The cache is a ring of the last `span` features per env, stored twice over ([N, 2 * span, D],
     each feature at slot p and p + span), so that the span ending at the newest frame is always one
@@ -382,8 +384,8 @@ class RewardStream:
 
     def __init__(self, fn: RewardFunction, num_envs: int = 1):
         self.fn, self.num_envs = fn, num_envs
-        d, dev = fn.feature_dim, fn.rm.device
-        self.span = fn.rm.span
+        d, dev = fn.feature_dim, fn.device
+        self.span = fn.span
         self._ring = torch.zeros(num_envs, 2 * self.span, d, device=dev)
         self._pos = self.span - 1  # slot of the newest frame (in [0, span))
         self.length = torch.zeros(num_envs, dtype=torch.long, device=dev)  # frames seen, capped at the span
@@ -427,7 +429,7 @@ class RewardStream:
         self.length[idx] = 1
         self.started[ids] = True
         self._all_started = bool(self.started.all())
-        logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.rm.real_frames(self.length[idx]))
+        logits, probs = self.fn.score_windows(self._windows(self.cache[idx]), self.fn.real_frames(self.length[idx]))
         self.ref[idx] = probs
         reward = self.fn.rewards(probs, prev_probs=probs)
         return StepRewards(reward, probs, logits)
@@ -451,7 +453,7 @@ class RewardStream:
         self.length.add_(1).clamp_(max=self.span)
         windows = self._windows(self.cache)
         if self._partial:
-            logits, probs = self.fn.score_windows(windows, self.fn.rm.real_frames(self.length))
+            logits, probs = self.fn.score_windows(windows, self.fn.real_frames(self.length))
         else:  # every window is full: no lengths to look at
             logits, probs = self.fn.score_windows(windows)
         reward = self.fn.rewards(probs, prev_probs=self.ref)

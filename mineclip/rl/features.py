@@ -5,10 +5,11 @@ optionally joined by the symbols MineDojo's agent had besides them (mineclip.rl.
 the N newest frames in one forward of the (frozen) MineCLIP frame encoder and returns, per env,
 the features of the last `stack` frames as a float32 vector [stack * D], followed (`obs=
 "features+symbolic"`) by the env's `info["symbols"]` (local view one-hot, inventory, position,
-facing), or only those symbols (`obs="symbolic"`). Given a reward function it also adds the
-learned MineCLIP reward, computed from the same features (each frame is encoded once for both the
-policy and the reward) by a `RewardTracker`, with its info schema (mineclip.reward.episodes).
-Frames are encoded only when the policy or the reward needs them.
+facing), or only those symbols (`obs="symbolic"`): the `PolicyObservation` it keeps. Given a
+reward function it also adds the learned MineCLIP reward: the reward library's `RewardTracker`
+(mineclip.reward.episodes, with its info schema) encodes the frames and this wrapper reads the
+same features, so each frame is encoded once for both the policy and the reward. Frames are
+encoded only when the policy or the reward needs them.
 """
 
 from __future__ import annotations
@@ -21,23 +22,76 @@ import torch
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from mineclip.reward import RewardFunction, RewardModel
-from mineclip.reward.episodes import RewardTracker
-from mineclip.reward.sb3 import frames_of, step_frames
+from mineclip.reward.episodes import EncodedStep, RewardTracker, StepEncoder
+from mineclip.reward.frames import frames_of
+from mineclip.reward.sb3 import terminal_frames
 
 # the policy's input: frame features, the symbols, or both (features first)
 OBS = ("features", "symbolic", "features+symbolic")
 
 
-class FrameFeatures(VecEnvWrapper):
-    """Observations -> frozen frame-encoder features of the last `stack` frames, float32 [stack * D].
+class PolicyObservation:
+    """The policy's observation of N envs, kept between steps (as stable-baselines3's
+    `StackedObservations` is for `VecFrameStack`): the features of each env's last `stack` frames,
+    L2-normalised and scaled by sqrt(D) so that entries are of order 1, float32 [stack * D],
+    followed (`obs="features+symbolic"`) by its symbols, or only those (`obs="symbolic"`)."""
 
-    Features are L2-normalised and scaled by sqrt(D) so that entries are of order 1. With
-    `reward=` (a RewardFunction of the same RewardModel, or one with its `encode` and `stream`: the
-    proximity reward of `mineclip.reward.proximity`; each frame is encoded once, by `reward.encode`,
-    whose first D columns are the embedding) the step reward becomes
-    env reward + coef * MineCLIP reward (combine="add", the paper's setup with the sparse success
-    bonus) or coef * MineCLIP reward (combine="replace"); every info then holds "mineclip" and, at
-    an episode's end, "mineclip_episode".
+    def __init__(self, num_envs: int, dim: int, stack: int = 1, obs: str = "features"):
+        if stack < 1:
+            raise ValueError(f"expected stack >= 1 frames, got {stack}")
+        if obs not in OBS:
+            raise ValueError(f"expected obs in {OBS}, got {obs!r}")
+        from .symbolic import SIZE
+
+        self.kind, self.dim, self.stack = obs, dim, stack
+        self.use_features, self.use_symbols = obs != "symbolic", obs != "features"
+        self.history = torch.zeros(num_envs, stack, dim)
+        self.symbols = np.zeros((num_envs, SIZE if self.use_symbols else 0), np.float32)
+        self.size = (stack * dim if self.use_features else 0) + self.symbols.shape[1]
+
+    def start(self, encoded: EncodedStep) -> None:
+        """Fill the stacks of the envs whose episodes start with their first frames' features."""
+        if len(encoded.started):
+            first = encoded.start_features[:, :self.dim].float().cpu()
+            self.history[encoded.started] = first[:, None, :].expand(-1, self.stack, -1)
+
+    def push(self, encoded: EncodedStep) -> None:
+        """Each env's frame of a step enters its stack (the reward's features: the embedding first)."""
+        own = encoded.features[:, :self.dim].float().cpu()
+        self.history = torch.cat([self.history[:, 1:], own[:, None]], dim=1)
+
+    def read_symbols(self, infos, ids) -> None:
+        """The symbols of envs `ids` from their infos (`SymbolicInfo`)."""
+        if not self.use_symbols:
+            return
+        for i in ids:
+            if "symbols" not in infos[i]:
+                raise KeyError(f"obs={self.kind!r} needs info['symbols'] from every env: wrap them with "
+                               "mineclip.rl.symbolic.SymbolicInfo (make_vec_env(..., symbols=True))")
+            self.symbols[i] = infos[i]["symbols"]
+
+    def __call__(self, ids=None) -> np.ndarray:
+        """The observations [len(ids), size] of envs `ids` (default all)."""
+        ids = np.arange(len(self.history)) if ids is None else np.asarray(ids)
+        parts = []
+        if self.use_features:
+            h = self.history[ids]
+            parts.append((torch.nn.functional.normalize(h, dim=-1) * math.sqrt(self.dim))
+                         .reshape(len(h), -1).numpy().astype(np.float32))
+        if self.use_symbols:
+            parts.append(self.symbols[ids])
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+class FrameFeatures(VecEnvWrapper):
+    """Observations -> frozen frame-encoder features of the last `stack` frames, float32 [stack * D],
+    and/or the symbols (`PolicyObservation`). With `reward=` (a RewardFunction of the same
+    RewardModel, or one with its `encode` and `stream`: the proximity reward of
+    `mineclip.perception.proximity`; each frame is encoded once, by `reward.encode`, whose first D
+    columns are the embedding) the step reward becomes env reward + coef * MineCLIP reward
+    (combine="add", the paper's setup with the sparse success bonus) or coef * MineCLIP reward
+    (combine="replace"); every info then holds "mineclip" and, at an episode's end,
+    "mineclip_episode".
 
     `obs` ("features", "symbolic", "features+symbolic"): the symbols come from `info["symbols"]` of
     the wrapped envs (`SymbolicInfo`, `make_vec_env(..., symbols=True)`); at an auto-reset those
@@ -47,27 +101,18 @@ class FrameFeatures(VecEnvWrapper):
     def __init__(self, venv: VecEnv, reward_model: RewardModel, *, stack: int = 1,
                  reward: RewardFunction | None = None, combine: str = "add", coef: float = 1.0,
                  obs: str = "features"):
-        if stack < 1:
-            raise ValueError(f"expected stack >= 1 frames, got {stack}")
-        if obs not in OBS:
-            raise ValueError(f"expected obs in {OBS}, got {obs!r}")
         if reward is not None and reward.rm is not reward_model:
             raise ValueError("the reward function must use the same RewardModel as the features (one encoding)")
-        from .symbolic import SIZE
-
-        self.rm, self.stack, self.obs_kind = reward_model, stack, obs
-        self.use_features, self.use_symbols = obs != "symbolic", obs != "features"
-        self.dim = int(reward_model.model.config.embed_dim)
-        self.encodes = self.use_features or reward is not None
-        self.symbol_dim = SIZE if self.use_symbols else 0
-        size = (stack * self.dim if self.use_features else 0) + self.symbol_dim
-        space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        super().__init__(venv, observation_space=space)
-        self.history = torch.zeros(self.num_envs, stack, self.dim)
-        self.symbols = np.zeros((self.num_envs, self.symbol_dim), np.float32)
-        # fed with the features computed for the policy
-        self.tracker = RewardTracker(reward, self.num_envs, combine, coef) if reward is not None else None
-        self.frames_encoded = 0
+        self.rm = reward_model
+        self.policy_obs = po = PolicyObservation(venv.num_envs, int(reward_model.model.config.embed_dim), stack, obs)
+        self.stack, self.dim, self.use_features, self.use_symbols = stack, po.dim, po.use_features, po.use_symbols
+        super().__init__(venv, observation_space=gym.spaces.Box(-np.inf, np.inf, (po.size,), np.float32))
+        self.tracker = (RewardTracker(reward, self.num_envs, combine, coef, autoreset="same-step")
+                        if reward is not None else None)
+        # the frames' encoder: the tracker's (the reward's features), else the frame encoder's when
+        # the policy reads features, else none
+        self.encoder = self.tracker.encoder if self.tracker is not None else (
+            StepEncoder(reward_model.frame_features, self.num_envs, "same-step") if self.use_features else None)
 
     @property
     def fn(self) -> RewardFunction | None:
@@ -77,72 +122,36 @@ class FrameFeatures(VecEnvWrapper):
     def stats(self):
         return self.tracker.stats if self.tracker else None
 
-    # ---------------------------------------------------------------- encoding
-    def encode(self, frames: np.ndarray) -> torch.Tensor:
-        """uint8 frames [n, H, W, 3] -> features [n, D] (one forward), or with a reward function,
-        what it caches per frame ([n, fn.feature_dim], the embedding first: `fn.encode`)."""
-        feats = (self.fn.encode(frames) if self.tracker is not None else self.rm.frame_features(frames))
-        self.frames_encoded += len(frames)
-        return feats.float().cpu()
+    @property
+    def frames_encoded(self) -> int:
+        return self.encoder.frames_encoded if self.encoder is not None else 0
 
-    def _normalise(self, feats: torch.Tensor) -> torch.Tensor:
-        return torch.nn.functional.normalize(feats, dim=-1) * math.sqrt(self.dim)
-
-    def _obs(self, ids=None) -> np.ndarray:
-        ids = np.arange(self.num_envs) if ids is None else np.asarray(ids)
-        parts = []
-        if self.use_features:
-            h = self.history[ids]
-            parts.append(self._normalise(h).reshape(len(h), -1).numpy().astype(np.float32))
-        if self.use_symbols:
-            parts.append(self.symbols[ids])
-        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-
-    def _read_symbols(self, infos, ids) -> None:
-        if not self.use_symbols:
-            return
-        for i in ids:
-            if "symbols" not in infos[i]:
-                raise KeyError(f"obs={self.obs_kind!r} needs info['symbols'] from every env: wrap them with "
-                               "mineclip.rl.symbolic.SymbolicInfo (make_vec_env(..., symbols=True))")
-            self.symbols[i] = infos[i]["symbols"]
-
-    def _start(self, ids: np.ndarray, feats: torch.Tensor | None) -> None:
-        if feats is None:
-            return
-        self.history[ids] = feats[:, None, :self.dim].expand(-1, self.stack, -1)
-        if self.tracker is not None:
-            self.tracker.reset(feats.to(self.rm.device), ids)
-
-    # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
         obs = self.venv.reset()
-        ids = np.arange(self.num_envs)
-        self._read_symbols(self.venv.reset_infos, ids)
-        self._start(ids, self.encode(frames_of(obs)) if self.encodes else None)
-        return self._obs()
+        self.policy_obs.read_symbols(self.venv.reset_infos, range(self.num_envs))
+        if self.tracker is not None:
+            self.policy_obs.start(self.tracker.reset(frames_of(obs)).encoded)
+        elif self.encoder is not None:
+            self.policy_obs.start(self.encoder.reset(frames_of(obs), np.arange(self.num_envs)))
+        return self.policy_obs()
 
     def step_wait(self):
         obs, env_reward, dones, infos = self.venv.step_wait()
-        done_ids = np.flatnonzero(dones)
-        step_feats = reset_feats = None
-        if self.encodes:
-            own, first, done_ids = step_frames(obs, dones, infos)
-            feats = self.encode(np.concatenate([own, first]) if len(done_ids) else own)
-            step_feats, reset_feats = feats[: self.num_envs], feats[self.num_envs:]
-            self.history = torch.cat([self.history[:, 1:], step_feats[:, None, :self.dim]], dim=1)
-        self._read_symbols(infos, range(self.num_envs))  # a finished episode's: its last step
-        reward = np.asarray(env_reward, dtype=np.float64)
+        reward, encoded = np.asarray(env_reward, dtype=np.float64), None
         if self.tracker is not None:
-            step = self.tracker.step(step_feats.to(self.rm.device), env_reward, dones)
-            reward = step.reward
-            for i in range(self.num_envs):
-                infos[i]["mineclip"] = step.info(i)
-            for i, episode in step.episodes.items():
-                infos[i]["mineclip_episode"] = episode
-        for i in done_ids:
-            infos[i]["terminal_observation"] = self._obs([i])[0]
-        if len(done_ids):
-            self._read_symbols(self.venv.reset_infos, done_ids)  # the next episode's first step
-            self._start(done_ids, reset_feats)
-        return self._obs(), reward.astype(np.float32), dones, infos
+            step = self.tracker.step(frames_of(obs), env_reward, dones, terminal_frames(infos, dones))
+            reward, encoded = step.reward, step.encoded
+            for i, info in enumerate(infos):
+                info.update(step.payload(i))
+        elif self.encoder is not None:
+            encoded = self.encoder.step(frames_of(obs), dones, terminal_frames(infos, dones))
+        if encoded is not None:
+            self.policy_obs.push(encoded)
+        self.policy_obs.read_symbols(infos, range(self.num_envs))  # a finished episode's: its last step
+        for i in np.flatnonzero(dones):
+            infos[i]["terminal_observation"] = self.policy_obs([i])[0]
+        if dones.any():
+            self.policy_obs.read_symbols(self.venv.reset_infos, np.flatnonzero(dones))  # the next episode's first
+            if encoded is not None:
+                self.policy_obs.start(encoded)
+        return self.policy_obs(), reward.astype(np.float32), dones, infos

@@ -8,7 +8,7 @@ prompt against its negatives over the 16-frame window) grouped by the Manhattan 
 player to the nearest tile of the dense reward's navigation target in the local view (read from
 the simulator's symbols, `mineclip.rl.symbolic`; "not in view" beyond it). `python
 bench/shaping.py` prints it for several tasks and artifacts side by side. With `reward_mode=
-"proximity"` (`mineclip.reward.proximity`) the value grouped is the proximity itself, the potential
+"proximity"` (`mineclip.perception.proximity`) the value grouped is the proximity itself, the potential
 whose change is the reward: it should fall with distance.
 """
 

@@ -60,7 +60,7 @@ class RunConfig:
     # the local view as symbols, the inventory and the position (mineclip.rl.symbolic)
     obs: str = "features+symbolic"
     # learned reward formula (variant "mineclip"): the paper's direct, direct-naive, delta, or how
-    # near the task's target looks to the Percipient's head (mineclip.reward.proximity): "proximity"
+    # near the task's target looks to the Percipient's head (mineclip.perception.proximity): "proximity"
     # pays each tile's change (delta), "proximity-progress" each tile closer than ever (progress)
     reward_mode: str = "direct"
     reward_coef: float = 0.02  # learned reward per step, in units of the success bonus
@@ -87,7 +87,7 @@ def run_identity(config: dict) -> dict:
 
 
 LEARNED_REWARD_FIELDS = ("reward_mode", "reward_coef", "negatives")
-# --reward-mode -> the mode of mineclip.reward.proximity's ProximityRewardFunction
+# --reward-mode -> the mode of mineclip.perception.proximity's ProximityRewardFunction
 PROXIMITY_REWARD_MODES = {"proximity": "delta", "proximity-progress": "progress"}
 REWARD_MODES = ("direct", "direct-naive", "delta", *PROXIMITY_REWARD_MODES)
 
@@ -149,17 +149,19 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
 def learned_reward(cfg: RunConfig, rm: RewardModel):
     """The learned reward of the "mineclip" variant: the task's prompt against its negatives (the
     paper's formulas), or with a proximity reward_mode, how near the task's target looks to the
-    Percipient's head (`mineclip.reward.proximity`; the target's kinds from the task's schema)."""
+    Percipient's head (`mineclip.perception.proximity`; the target's kinds from the task's schema)."""
     task = get_task(cfg.task)
     if cfg.reward_mode not in PROXIMITY_REWARD_MODES:
         return rm.reward_fn(task.prompt, negatives_for(task.prompt, cfg.negatives), mode=cfg.reward_mode)
     from mineclip.perception.head import load_head
+    from mineclip.perception.proximity import ProximityRewardFunction
 
     target = (task.reward or {}).get("navigate")
     if not target:
         raise ValueError(f"task {cfg.task!r} names no target to come near (reward.navigate in its schema): "
                          "the proximity reward has nothing to measure")
-    return rm.proximity_fn(load_head(cfg.artifact, rm), [target], mode=PROXIMITY_REWARD_MODES[cfg.reward_mode])
+    return ProximityRewardFunction(rm, load_head(cfg.artifact, rm), [target],
+                                   mode=PROXIMITY_REWARD_MODES[cfg.reward_mode])
 
 
 def policy_kwargs(cfg: RunConfig, env: FrameFeatures) -> dict:

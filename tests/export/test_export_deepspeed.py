@@ -47,3 +47,7 @@ def test_deepspeed_directory_exports_with_identical_scores(tmp_path, monkeypatch
     rm = RewardModel.load(tmp_path / "art")
     with torch.no_grad():
         assert torch.equal(rm.model(batch["video"], TEXTS), module.model.float().eval()(batch["video"], TEXTS))
+    # the reward reads the DeepSpeed folder itself through the same dispatcher
+    with torch.no_grad():
+        assert torch.equal(RewardModel.load(tmp_path / "ds.ckpt").model(batch["video"], TEXTS),
+                           rm.model(batch["video"], TEXTS))

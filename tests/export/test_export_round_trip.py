@@ -215,6 +215,8 @@ def test_reward_and_official_loaders_take_a_directory_its_safetensors_or_a_relea
         with torch.no_grad():
             assert torch.equal(load_official(source)(video, TEXTS), expect), source
     with pytest.raises(CheckpointError, match="export it first"):
-        RewardModel.load(path)  # a training checkpoint: the error says what it is and what to do
+        load_official(path)  # a training checkpoint: the error says what it is and what to do
+    with torch.no_grad():  # RewardModel.load reads it through mineclip.model.load, with export's defaults
+        assert torch.equal(RewardModel.load(path).model(video, TEXTS), expect)
     with pytest.raises(FileNotFoundError, match="no artifact directory"):
         RewardModel.load(tmp_path / "nothing")

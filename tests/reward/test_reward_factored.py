@@ -5,7 +5,7 @@ import pytest
 import torch
 from helpers.models import make_micro
 
-from mineclip.reward import RewardModel, soft_and
+from mineclip.reward import FactoredRewardFunction, RewardModel, soft_and
 
 
 def test_soft_and_is_one_only_when_every_condition_holds_and_follows_the_weakest():
@@ -22,23 +22,24 @@ def test_one_condition_equals_the_prompt_reward_and_more_conditions_combine():
     rm = RewardModel(make_micro(), window=2)
     frames = np.random.default_rng(0).integers(0, 255, (5, 32, 64, 3), dtype=np.uint8)
     single = rm.reward_fn("chop a tree", ["hunt a cow", "drink water"], mode="direct-naive").trajectory(frames)
-    one = rm.factored_fn([("chop a tree", ["hunt a cow", "drink water"])], mode="direct-naive").trajectory(frames)
+    one = FactoredRewardFunction(rm, [("chop a tree", ["hunt a cow", "drink water"])], mode="direct-naive")
+    one = one.trajectory(frames)
     np.testing.assert_allclose(one.prob, single.prob, atol=1e-5)
-    two = rm.factored_fn([("chop a tree", ["hunt a cow"]), ("it's night", ["during the day, sun is up"])])
+    two = FactoredRewardFunction(rm, [("chop a tree", ["hunt a cow"]), ("it's night", ["during the day, sun is up"])])
     res = two.trajectory(frames)
     assert res.logits.shape == (5, 2) and two.chance == pytest.approx(0.5)
     np.testing.assert_allclose(res.prob, np.sqrt(res.logits.prod(-1)), rtol=1e-4)
     assert (res.reward >= 0).all() and np.allclose(res.reward, np.maximum(res.prob - 0.5, 0), atol=1e-6)
     with pytest.raises(ValueError, match="at least one negative"):
-        rm.factored_fn([("chop a tree", ["chop a tree"])])
+        FactoredRewardFunction(rm, [("chop a tree", ["chop a tree"])])
 
 
 @pytest.mark.parametrize("mode", ["direct", "delta"])
 def test_the_streamed_reward_by_conditions_equals_the_stored_trajectorys(mode):
     """One frame encoding per env step through the cached window, the same rewards as in one call."""
     rm = RewardModel(make_micro(), window=3)
-    fn = rm.factored_fn([("chop a tree", ["hunt a cow", "drink water"]), ("it's night", ["during the day"])],
-                        mode=mode, combine="softmin")
+    conditions = [("chop a tree", ["hunt a cow", "drink water"]), ("it's night", ["during the day"])]
+    fn = FactoredRewardFunction(rm, conditions, mode=mode, combine="softmin")
     rng = np.random.default_rng(1)
     episodes = rng.integers(0, 255, (2, 6, 32, 64, 3), dtype=np.uint8)  # 2 envs, 6 frames each
     stream = fn.stream(2)

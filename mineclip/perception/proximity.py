@@ -1,4 +1,6 @@
-"""A reward for coming nearer to the task's target, read from the frames by the Percipient's head.
+"""A reward for coming nearer to the task's target, read from the frames by the Percipient's head:
+a supervised read-out of the frozen frame encoder, fitted on the simulator's labels (`.head`), so
+it lives with perception, not in the reward library (which it builds on: `WindowedReward`).
 
 The contrastive reward does not shape in this simulator: P(prompt) of "punch a cow" is the same
 with the cow one tile away or seven (`bench/shaping.py`, docs/rl.md), so PPO gets nothing from it
@@ -36,7 +38,9 @@ from collections.abc import Sequence
 
 import torch
 
-from .reward import TrajectoryRewards, WindowedReward
+from mineclip.reward.reward import TrajectoryRewards, WindowedReward
+
+from .head import TILE_DISTANCE, frame_tokens, supports
 
 PROXIMITY_MODES = ("delta", "progress", "direct")
 
@@ -48,13 +52,14 @@ class ProximityRewardFunction(WindowedReward):
     num_prompts = 1  # for the episode payload: one target, no texts
 
     def __init__(self, reward_model, head, kinds: Sequence[str], mode: str = "delta"):
-        from mineclip.perception.head import TILE_DISTANCE, supports
-
         if mode not in PROXIMITY_MODES:
             raise ValueError(f"proximity reward mode must be one of {PROXIMITY_MODES}, got {mode!r}")
         if head is None:
             raise ValueError("the proximity reward reads the Percipient's head (perception_head.safetensors "
-                             "beside the artifact); this artifact has none: fit it with `mineclip perception`")
+                             "beside the artifact); this artifact has none: the pipeline's perception stage "
+                             "fits and saves it, or `python bench/perception.py --model ARTIFACT --refit`, or "
+                             "in Python: mineclip.perception.head.fit_head(rm, mineclip.perception.calibrate"
+                             ".collect_frames('perception', 80)).save(ARTIFACT)")
         kinds = list(dict.fromkeys(kinds))
         unknown = [k for k in kinds if k not in head.kinds]
         if not kinds or unknown:
@@ -87,8 +92,6 @@ class ProximityRewardFunction(WindowedReward):
     @torch.inference_mode()
     def encode(self, frames) -> torch.Tensor:
         """Per-frame features [N, embed_dim + 1], float32: the embedding and the proximity (one encoder pass)."""
-        from mineclip.perception.head import frame_tokens
-
         tokens, feats = frame_tokens(self.rm, frames, features=True)
         prox = self.proximity(self.head.tile_probs(tokens.float().cpu()))
         # float32: in bfloat16 a proximity of 11.9 tiles would round to 11.875

@@ -1,4 +1,4 @@
-"""mineclip.reward.proximity: the proximity counts tiles when the head is sure, falls with the real
+"""mineclip.perception.proximity: the proximity counts tiles when the head is sure, falls with the real
 distance to the target on held-out worlds (read by a head fitted on training worlds), streams as
 it scores a stored trajectory, and refuses what it cannot measure."""
 
@@ -9,8 +9,8 @@ from helpers.models import make_micro
 from scipy.stats import spearmanr
 
 from mineclip.perception.head import TILE_DISTANCE
+from mineclip.perception.proximity import ProximityRewardFunction
 from mineclip.reward import RewardModel
-from mineclip.reward.proximity import ProximityRewardFunction
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_proximity_falls_with_the_real_distance_on_held_out_worlds(sim_model, fi
 @pytest.mark.parametrize("mode", ["delta", "progress"])
 def test_streamed_rewards_equal_the_trajectory_and_the_features_are_one_pass(sim_model, fitted, mode):
     head, held_out = fitted
-    fn = sim_model.proximity_fn(head, ["water", "tree"], mode=mode)
+    fn = ProximityRewardFunction(sim_model, head, ["water", "tree"], mode=mode)
     x = np.stack([f.frame for f in held_out[:8]])
     feats = fn.encode(x)
     assert feats.shape == (8, fn.feature_dim)
@@ -113,17 +113,20 @@ def test_the_gymnasium_wrapper_takes_the_proximity_reward(sim_model, fitted):
     from mineclip.tasks import make_env
 
     head, _ = fitted
-    fn = sim_model.proximity_fn(head, ["cow"])
+    fn = ProximityRewardFunction(sim_model, head, ["cow"])
     env = MineCLIPReward(make_env("punch_cow", max_steps=6), reward=fn, coef=0.05)
     env.reset(seed=0)
-    proximities, returned = [], []
+    proximities, returned, infos = [], [], []
     for _ in range(6):
         _, r, terminated, truncated, info = env.step(env.action_space.sample())
         proximities.append(info["mineclip"]["prob"])
         returned.append(r - info["mineclip"]["env_reward"])
+        infos.append(info)
         if terminated or truncated:
             break
     assert all(0 <= p <= fn.max_distance for p in proximities)
+    # an info keeps what its step said: its logits (the proximity) are no view of the window cache
+    assert [float(i["mineclip"]["logits"][0]) for i in infos] == pytest.approx(proximities)
     # the reward is the change of proximity, times coef
     assert np.allclose(np.diff(proximities), np.array(returned[1:]) / 0.05, atol=1e-4)
     assert info["mineclip_episode"]["length"] == len(proximities)
