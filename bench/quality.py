@@ -15,7 +15,8 @@ the order of the training clips alike (the data module follows `--seed_everythin
 difficulty band (easy, medium, hard: terciles of the overall difficulty score over the task
 catalogue, `mineclip.tasks.difficulty.bands`) it prints the judge's mean F1 and ranking AUC, and the
 rank correlation of F1 with each difficulty score: does the judge get worse as tasks get harder?
-The report is `mineclip.pipeline.quality.quality_report`; this script parses the options and prints it.
+The report is `mineclip.pipeline.quality.quality_report`; this script parses the options and prints it
+(`mineclip pipeline --seeds N` prints it too, without the judgement with the paper's negatives).
 
     python bench/quality.py                      # runs/default, running the pipeline if needed
     python bench/quality.py --run runs/default   # report on a finished run only

@@ -15,7 +15,8 @@ A run judged with other negatives or another reward formula than the paper's is 
 request (`rejudge`, one more `evaluate` of its artifact, kept in the run folder).
 
 `quality_report(QualitySettings)` runs what has not finished (the pipeline, or the training seeds
-through `multiseed.run_seeds`) and makes the report: what `bench/quality.py` prints.
+through `multiseed.run_seeds`) and makes the report: what `mineclip pipeline --seeds N` prints (without
+judging again with the paper's negatives) and `bench/quality.py` prints with every option.
 """
 
 from __future__ import annotations

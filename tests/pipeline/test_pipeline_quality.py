@@ -1,5 +1,5 @@
-"""The quality report over pipeline runs (mineclip.pipeline.quality, printed by bench/quality.py): the
-tables of finished runs, the spread over them, and what is refused."""
+"""The quality report over pipeline runs (mineclip.pipeline.quality, printed by `mineclip pipeline --seeds`
+and bench/quality.py): the tables of finished runs, the spread over them, and what is refused."""
 
 from __future__ import annotations
 
@@ -103,3 +103,15 @@ def test_bench_quality_prints_the_report_of_the_library(tmp_path):
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout == quality_report(QualitySettings(runs, paper_negatives=False)).text + "\n"
+
+
+def test_the_command_prints_the_report_over_seeds_that_finished(tmp_path, capsys):
+    """`mineclip pipeline --seeds 2`: seed 0 in the run folder, seed 1 in <run>-seed1, both finished: read, not run."""
+    from mineclip.pipeline.cli import main
+
+    runs = [_finished_run(tmp_path / "base", 0.0), _finished_run(tmp_path / "base-seed1", 0.3)]
+    assert main(["--preset", "quick", "--out", str(runs[0]), "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out == "\n" + quality_report(QualitySettings(runs, paper_negatives=False)).text + "\n"
+    assert "mean +- std [95%] over 2" in out and "base-seed1" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "base-seed1"]  # nothing else made
