@@ -221,7 +221,7 @@ def seed_table(runs: dict[str, dict], floor: float = TASK_FLOOR) -> str:
 def rejudge(run: Path, negatives: str | None = None, mode: str | None = None) -> dict:
     """The run's judgement with other `negatives` and/or another reward `mode` (None: the run's own):
     the run's own metrics when it was judged so, else one more `evaluate` of its artifact into
-    <run>/report-<negatives>-negatives (or -<mode>, or both), kept for the next call."""
+    `<run>/report-<negatives>-negatives` (or `-<mode>`, or both), kept for the next call."""
     metrics = json.loads((run / "report" / "metrics.json").read_text())
     st = metrics["settings"]
     own_negatives, own_mode = st.get("negatives", "suite"), st.get("mode", "direct")
