@@ -16,6 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .quality import QualitySettings
 
 
 def parse_override(text: str) -> dict:
@@ -109,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _print_quality_report(settings) -> int:
+def _print_quality_report(settings: QualitySettings) -> int:
     """`--seeds`: the quality report over the seeds, the seeds that failed on stderr; 1 if any failed."""
     from .quality import quality_report
 
