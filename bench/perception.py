@@ -21,6 +21,9 @@
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
    unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
    context tasks recorded on held-out worlds (runs/default/evalset/context, what the pipeline recorded).
+
+The measurements are `mineclip.perception.benchmark` (`run_benchmark`, `run_judges`), the tables
+`mineclip.perception.tables`; this script parses the options and prints them.
 """
 
 from __future__ import annotations
@@ -30,64 +33,13 @@ import json
 import sys
 from pathlib import Path
 
-
-def _auc(row: dict) -> str:
-    return "-" if row.get("auc") is None else f"{row['auc']:.2f}"
-
-
-def tables(result: dict) -> str:
-    from mineclip.perception.benchmark import LEVELS
-
-    rel = result["reliability"]
-    names = list(rel)
-    keys = list(rel[names[0]])
-    lines = [(f"Reliability per condition type (held-out worlds, {result['eval_frames']} frames; P/R/F1 of yes "
-              "answers, unsure share)"), "",
-             "| condition | positives | " + " | ".join(f"{n} P | {n} R | {n} F1 | {n} unsure | {n} AUC" for n in names)
-             + " |", "|---|---|" + "---|---|---|---|---|" * len(names)]
-    for k in keys:
-        cells = " | ".join(f"{rel[n][k]['precision']:.2f} | {rel[n][k]['recall']:.2f} | {rel[n][k]['f1']:.2f} | "
-                           f"{rel[n][k]['unsure']:.2f} | {_auc(rel[n][k])}" for n in names)
-        lines.append(f"| {k} | {rel[names[0]][k]['positives']} | {cells} |")
-    means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | | " for n in names]
-    lines.append("| mean F1 | |" + "|".join(means) + "|")
-    succ = result["success"]
-    lines += ["", (f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
-                   "success (declared with a false condition / never declared though all held))"), "",
-              "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
-              "|---|" + "---|" * len(next(iter(succ.values())))]
-    for name, levels in succ.items():
-        lines.append(f"| {name} | " + " | ".join(
-            f"{levels[lv]['success']:.0%} ({levels[lv]['false_done']:.0%} / {levels[lv]['missed']:.0%})"
-            for lv in sorted(levels)) + " |")
-    lines.append("")
-    lines.append(f"thresholds: {result['thresholds']}; wall time {result['seconds']['total']:.0f} s")
-    return "\n".join(lines)
-
-
-def summary(result: dict) -> dict:
-    """The --json object: per-condition F1 per model, per-level success per perceiver."""
-    return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
-            "reliability": result["reliability"],
-            "success": {p: {lv: round(v["success"], 4) for lv, v in levels.items()} for p, levels in result["success"].items()},
-            "failure_modes": {p: {lv: {"false_done": v["false_done"], "missed": v["missed"], "episodes": v["episodes"],
-                                       "tasks": v["tasks"]} for lv, v in levels.items()}
-                              for p, levels in result["success"].items()},
-            "tasks": result["tasks"], "settings": result["settings"], "thresholds": result["thresholds"],
-            "frames": {"fit": result["fit_frames"], "eval": result["eval_frames"]}, "seconds": result["seconds"]}
+from mineclip.perception.benchmark import BenchSettings, JudgeSettings, run_benchmark, run_judges
+from mineclip.perception.tables import tables_json, tables_markdown
+from mineclip.pipeline import load_preset
+from mineclip.reward import MODES
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mineclip.perception.benchmark import (
-        BenchSettings,
-        JudgeSettings,
-        run_benchmark,
-        run_judges,
-    )
-    from mineclip.perception.context_report import judge_table
-    from mineclip.pipeline import load_preset
-    from mineclip.reward import MODES
-
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", default="runs/default/artifact", help="the artifact directory")
     p.add_argument("--episodes", type=int, default=30, help="held-out worlds per task and perceiver")
@@ -128,16 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     judges = None if a.no_judge else run_judges(JudgeSettings(
         a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
         tasks=tasks, head=not a.no_head, progress=not a.json))
-    if a.json:
-        out = summary(result) if result else {"seconds": {}}
-        if judges:
-            out["judges"] = {name: {k: e[k] for k in ("by_kind", "abstain", "tasks", "labels")}
-                             for name, e in judges["sets"].items()}
-            out["seconds"]["judges"] = judges["seconds"]
-            out["mode"] = a.mode  # the reward formula whose mean step reward both judges scored
-        print(json.dumps(out, indent=1))
-    else:
-        print("\n\n".join(([tables(result)] if result else []) + ([judge_table(judges)] if judges else [])))
+    print(json.dumps(tables_json(result, judges, a.mode), indent=1) if a.json else tables_markdown(result, judges))
     return 0
 
 

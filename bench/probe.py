@@ -8,44 +8,34 @@ model of the same architecture.
     python bench/probe.py --model runs/default/artifact --fit-worlds 20 --eval-worlds 10   # quick look
 
 text < embedding: the embedding holds the condition, the words do not reach it; embedding near 0.5
-where pixels are near 1.0: the encoder drops what the frame plainly shows.
+where pixels are near 1.0: the encoder drops what the frame plainly shows. The probes and the table
+are `mineclip.perception.probe` (`probe_artifacts`, `probe_table`); this script parses and prints.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from datetime import date
 
 import torch
 
-from mineclip.perception.probe import probe_artifacts
+from mineclip.perception.probe import probe_artifacts, probe_table
 
 
-def _f(x) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", action="append", required=True, help="artifact directory (repeatable)")
     p.add_argument("--fit-worlds", type=int, default=80, help="perception worlds the probes are fitted on")
     p.add_argument("--eval-worlds", type=int, default=60, help="perception_eval worlds they are measured on")
     p.add_argument("--no-untrained", action="store_true", help="skip the untrained model")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     torch.set_num_threads(min(2, torch.get_num_threads()))
     t0 = time.time()
     result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds)
-    names = list(result)
-    first = result[names[0]]
     print(f"# what the frame encoder keeps, {date.today()}: ranking AUC on frames of {args.eval_worlds} held-out "
           f"worlds (probes fitted on {args.fit_worlds} training worlds), {time.time() - t0:.0f} s\n")
-    print("| condition | seen in | pixels (per tile) | " + " | ".join(f"{n}: text / embedding" for n in names) + " |")
-    print("|---|---:|---:|" + "---:|" * len(names))
-    for i, row in enumerate(first):
-        cells = [f"{_f(result[n][i].text)} / {_f(result[n][i].embedding)}" for n in names]
-        print(f"| {row.key} | {row.positives:.0%} | {_f(row.pixels)} | " + " | ".join(cells) + " |")
+    print(probe_table(result))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ often the Patroller solves the context tasks of each level with each perceiver.
 each model's thresholds on frames of training worlds (or reads the artifact's `perception.json`),
 measures precision/recall/F1 of each condition type on frames of held-out worlds against the
 simulator's ground truth, and plays every context task on the same held-out worlds with the three
-perceivers. `bench/perception.py` prints the result.
+perceivers. `tables` writes the result as Markdown or one JSON object (what `bench/perception.py`
+prints).
 """
 
 from __future__ import annotations

@@ -13,10 +13,12 @@ condition (`calibrate.probes`), as ranking AUC on the held-out frames:
   frame shows it (things in view only; time and light have no tile).
 
 An untrained model of the same architecture beside a trained one says what training added or lost.
+`probe_table` writes the rows of several models side by side (what `bench/probe.py` prints).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,3 +113,19 @@ def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: in
             rows = [ProbeRow(r.key, r.positives, r.text, r.embedding, f.pixels) for r, f in zip(rows, first)]
         out[name] = rows
     return out
+
+
+def _cell(x: float | None) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}"
+
+
+def probe_table(result: dict[str, list[ProbeRow]]) -> str:
+    """Markdown of `probe_artifacts`' rows: per condition the share of frames it is seen in, the pixel
+    probe's AUC (the frames' own, the same for every model), and per model text / embedding AUC."""
+    names = list(result)
+    lines = ["| condition | seen in | pixels (per tile) | " + " | ".join(f"{n}: text / embedding" for n in names) + " |",
+             "|---|---:|---:|" + "---:|" * len(names)]
+    for i, row in enumerate(result[names[0]]):
+        cells = [f"{_cell(result[n][i].text)} / {_cell(result[n][i].embedding)}" for n in names]
+        lines.append(f"| {row.key} | {row.positives:.0%} | {_cell(row.pixels)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

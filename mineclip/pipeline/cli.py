@@ -4,6 +4,11 @@ play the task suite -> narrated training shards + held-out clips -> labelled eva
 held-out worlds -> train the tiny model -> export it -> judge the evaluation set -> a one-screen
 summary. Every stage writes into one run folder and is skipped when its output is already there
 (use --force to redo), so a killed run continues where it stopped.
+
+With `--seeds N` (or `--seed S`, repeated) it trains N seeds on the same data, seed 0 in the run
+folder and seed s in `<run>-seed<s>`, `--jobs` at a time, and prints the quality report over them
+(`pipeline.quality`): per seed the mean F1 per task kind with its interval, the worst task and
+whether the targets are met; their mean +- std.
 """
 
 from __future__ import annotations
@@ -11,6 +16,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .quality import QualitySettings
 
 
 def parse_override(text: str) -> dict:
@@ -46,25 +55,54 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--until", choices=STAGES, default=STAGES[-1],
                     help="stop after this stage; --until evalset makes only the data that other runs share "
                          "through --data-from")
+    seeds = ap.add_mutually_exclusive_group()
+    seeds.add_argument("--seeds", type=int, default=None, metavar="N",
+                       help="train seeds 0..N-1 on the same data (seed s > 0 in <out>-seed<s>; finished seeds are "
+                            "read, not run again) and print the quality report over them: one seed says little")
+    seeds.add_argument("--seed", type=int, action="append", default=None, metavar="S",
+                       help="one training seed (repeatable), instead of --seeds: 0 is the run folder itself")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --seeds: seeds trained at once, each in its own process with its share of the cores "
+                         "and its output in <run>/pipeline.log (each holds its clip cache: ~8 GB for the default)")
     return ap
+
+
+def seed_list(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[int] | None:
+    """The training seeds of `--seeds N` or `--seed S` (None: one run); usage errors through `ap.error`."""
+    seeds = list(range(args.seeds)) if args.seeds is not None else args.seed
+    if seeds is None and args.jobs != 1:
+        ap.error("--jobs applies to the seeds a run trains: give --seeds N or --seed S")
+    if seeds is not None and (args.force or args.until != ap.get_default("until")):
+        ap.error("--force and --until apply to one run, not to --seeds/--seed (finished seeds are read, not run again)")
+    return seeds
 
 
 def main(argv: list[str] | None = None) -> int:
     from mineclip.train.configs import ConfigError, merge
 
     from .presets import load_preset
+    from .quality import QualityError, QualitySettings
     from .run import StageError, run_pipeline
     from .summary import summary
 
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    seeds = seed_list(args, ap)
     overrides: dict = {}
     for o in args.train_arg:
         overrides = merge(overrides, o)
     try:
         preset = load_preset(args.preset)
         run = Path(args.out or f"runs/{preset.name}")
+        if seeds is not None:
+            try:
+                settings = QualitySettings([run], preset, seeds, overrides, args.data_from, args.jobs, args.workers,
+                                           paper_negatives=False)
+            except ValueError as e:
+                ap.error(str(e))
+            return _print_quality_report(settings)
         metrics, times = run_pipeline(run, preset, args.workers, args.force, overrides, args.data_from, args.until)
-    except (StageError, ConfigError) as e:
+    except (StageError, ConfigError, QualityError) as e:
         print(f"mineclip pipeline: {e}", file=sys.stderr)
         return 1
     if metrics is None:
@@ -73,6 +111,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("\n" + summary(run, metrics, times))
     return 0
+
+
+def _print_quality_report(settings: QualitySettings) -> int:
+    """`--seeds`: the quality report over the seeds, the seeds that failed on stderr; 1 if any failed."""
+    from .quality import quality_report
+
+    report = quality_report(settings)
+    for seed, error in report.failed.items():
+        print(f"mineclip pipeline: seed {seed} failed: {error}", file=sys.stderr)
+    if report.text is not None:
+        print("\n" + report.text)
+    return 1 if report.failed or report.text is None else 0
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ worker. With `jobs` > 1 the seeds then run in that many spawned processes at onc
 them, each with its share of the cores (torch threads and play workers) and its output in
 `<run>/pipeline.log`; each holds its own clip cache in memory (about 8 GB for the default's 6,000
 clips), and each seed gets a fresh process, so that a finished seed's cache is freed before the
-next seed fills its own. `bench/quality.py --seeds` calls `run_seeds` and prints the spread over
-the seeds.
+next seed fills its own. `mineclip pipeline --seeds` and `bench/quality.py --seeds` run them
+through `quality.quality_report`, which prints the spread over the seeds.
 """
 
 from __future__ import annotations

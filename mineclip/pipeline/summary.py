@@ -59,8 +59,8 @@ def lost_tasks_line(name: str, tasks: dict) -> str | None:
         return None
     return (f"warning: {name} scores {len(lost)} task{'s' if len(lost) > 1 else ''} below F1 {100 * TASK_FLOOR:.0f} "
             f"({', '.join(f'{t} {100 * f:.1f}' for f, t in lost)}); which tasks a run loses depends on its "
-            "training seed (README, Results: ten seeds): compare seeds with bench/quality.py --seeds, or train "
-            "another with --train-arg=--seed_everything=S")
+            "training seed (README, Results: ten seeds): compare seeds with mineclip pipeline --seeds N, or "
+            "train another with --train-arg=--seed_everything=S")
 
 
 def _perception_line(run: Path) -> str | None:

@@ -26,3 +26,14 @@ def test_a_calibration_answers_only_for_its_own_settings():
     old = Calibration.from_dict({"mode": "direct", "tasks": {"t": {"mean": 0.3}}})
     assert old.thresholds_for(**{**same, "negatives": "suite"}) == {"t": {"mean": 0.3}}
     assert Calibration.from_dict({}) is None and Calibration.from_dict({"tasks": {}}) is None
+
+
+def test_cross_calibration_fits_on_one_half_and_judges_the_other():
+    from mineclip.evaluate.thresholds import calibrate_threshold, cross_calibrated_f1
+
+    # separable by any threshold between 0.2 and 0.8 in both halves: every judgement right
+    assert cross_calibrated_f1([0.9, 0.1, 0.8, 0.2, 0.85, 0.15], [1, 0, 1, 0, 1, 0]) == 1.0
+    # separable as a whole, but each half's own fit misjudges one of the other half (see
+    # tests/pipeline/test_pipeline_quality.py): 1 TP, 1 FP, 1 FN -> F1 0.5, where fitting on all four claims 1.0
+    assert cross_calibrated_f1([0.9, 0.5, 0.4, 0.1], [1, 1, 0, 0]) == pytest.approx(0.5)
+    assert calibrate_threshold([0.9, 0.5, 0.4, 0.1], [1, 1, 0, 0]) == pytest.approx(0.45)

@@ -1,34 +1,44 @@
-"""bench/perception.py on a micro artifact: both tables, and --json with per-condition F1 and
-per-level success for each perceiver."""
+"""MP5's tables on a micro artifact (mineclip.perception.benchmark and .tables, printed by
+bench/perception.py): both tables, and the JSON object with per-condition F1 and per-level success
+for each perceiver."""
 
 import json
-import runpy
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
-from mineclip.perception.benchmark import BenchSettings, run_benchmark
+from mineclip.perception.benchmark import BenchSettings, JudgeSettings, run_benchmark, run_judges
+from mineclip.perception.tables import benchmark_summary, benchmark_tables, tables_json, tables_markdown
 from mineclip.pipeline import load_preset
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def _bench(*argv: str) -> subprocess.CompletedProcess:
+    """bench/perception.py run as people run it, on this checkout."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, str(REPO / "bench" / "perception.py"), *argv], env=env,
+                          capture_output=True, text=True, check=False)
 
 
 def test_bench_prints_the_tables_and_one_json_object(tmp_path):
     art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
     result = run_benchmark(BenchSettings(str(art), episodes=1, fit_worlds=3, eval_worlds=2,
                                          tasks=["find_a_cow", "find_cow_day"], progress=False))
-    bench = runpy.run_path(str(REPO / "bench" / "perception.py"))
-    out = bench["summary"](result)
+    out = benchmark_summary(result)
     assert set(out["success"]) == {"ground_truth", "active", "one_shot"}
     assert set(out["success"]["ground_truth"]) == {"1", "2"} and out["success"]["ground_truth"]["1"] == 1.0
     assert set(out["reliability_f1"]) == {"trained", "untrained"} and "time:night" in out["reliability_f1"]["trained"]
     # the micro model's patches are not the simulator's tiles: no head, its thresholds in words
     assert (art / "perception.json").is_file() and not (art / "perception_head.safetensors").exists()
     assert out["thresholds"]["trained"] == "thresholds (in words) fitted on training worlds and saved"
-    text = bench["tables"](result)
+    text = benchmark_tables(result)
     assert "Reliability per condition type" in text and "| ground_truth | 100%" in text
-    assert bench["main"](["--model", str(tmp_path / "none")]) == 1
+    assert tables_markdown(result, None) == text  # what bench/perception.py --no-judge prints
 
 
 def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
@@ -47,18 +57,28 @@ def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
     assert json.loads((art / "perception.json").read_text())["conditions"] == bands  # not overwritten
 
 
-def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path, capsys):
+def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path):
     from mineclip.play.record import read_jsonl
     from mineclip.tasks.world_seeds import purpose_of
 
     art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
-    bench = runpy.run_path(str(REPO / "bench" / "perception.py"))
     valset = tmp_path / "valset"
-    assert bench["main"](["--model", str(art), "--judge-only", "--labels", "", "--per-label", "1", "--tasks",
-                          "find_a_tree", "--context-purpose", "perception", "--context-dir", str(valset),
-                          "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    mode = load_preset("default").mode  # judged as the default's perception stage judges
+    judges = run_judges(JudgeSettings(str(art), None, str(valset), per_label=1, mode=mode, tasks=["find_a_tree"],
+                                      progress=False, context_purpose="perception"))
+    out = tables_json(None, judges, mode)
     assert list(out["judges"]) == ["context"] and "reliability" not in out
-    assert out["mode"] == load_preset("default").mode  # judged as the default's perception stage judges
+    assert out["mode"] == mode
     assert {purpose_of(r["world_seed"]) for r in read_jsonl(valset / "evalset.jsonl")} == {"perception"}
-    assert bench["main"](["--model", str(art), "--judge-only", "--no-judge"]) == 2
+
+    # bench/perception.py --judge-only on that set (recorded: read, not recorded again), its --mode by
+    # default the default preset's, one JSON object; and what it refuses
+    done = _bench("--model", str(art), "--judge-only", "--labels", "", "--per-label", "1", "--tasks", "find_a_tree",
+                  "--context-purpose", "perception", "--context-dir", str(valset), "--json")
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    assert list(printed["judges"]) == ["context"] and "reliability" not in printed
+    assert printed["mode"] == load_preset("default").mode
+    assert printed["judges"]["context"]["by_kind"] == out["judges"]["context"]["by_kind"]
+    assert _bench("--model", str(art), "--judge-only", "--no-judge").returncode == 2
+    assert _bench("--model", str(tmp_path / "none")).returncode == 1

@@ -1,7 +1,10 @@
 """mineclip.perception.probe: tiles cut in the order their labels are read, a pixel probe that sees
-what the frame shows, and one row per probe condition for an artifact and its untrained twin."""
+what the frame shows, one row per probe condition for an artifact and its untrained twin, and the
+table of them that bench/probe.py prints."""
 
-import runpy
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +13,7 @@ from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.calibrate import collect_frames, probes
-from mineclip.perception.probe import probe_artifacts, tile_labels, tiles
+from mineclip.perception.probe import ProbeRow, probe_artifacts, probe_table, tile_labels, tiles
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,8 +47,24 @@ def test_probe_rows_for_an_artifact_and_its_untrained_twin(tmp_path):
     # a linear probe on a tile's pixels finds water: the frame shows it plainly
     assert by_key["terrain:water"].pixels > 0.9
     assert [r.pixels for r in result["untrained"]] == [r.pixels for r in result[art]]
-    bench = runpy.run_path(str(REPO / "bench" / "probe.py"))
-    assert "main" in bench
+    table = probe_table(result).splitlines()
+    assert table[0] == f"| condition | seen in | pixels (per tile) | {art}: text / embedding | untrained: text / embedding |"
+    assert len(table) == 2 + len(keys) and [line.split(" | ")[0] for line in table[2:]] == [f"| {k}" for k in keys]
+
+
+def test_the_probe_table_writes_what_was_not_measured_as_a_dash():
+    nan = float("nan")
+    table = probe_table({"a": [ProbeRow("time:night", 0.5, nan, 0.5, None)],
+                         "untrained": [ProbeRow("time:night", 0.5, 0.4, nan, None)]})
+    assert table.splitlines()[2] == "| time:night | 50% | – | – / 0.50 | 0.40 / – |"
+
+
+def test_bench_probe_states_its_options():
+    """bench/probe.py parses its options and calls the library (its imports resolve)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "probe.py"), "--help"], env=env, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0 and "--fit-worlds" in done.stdout and "--no-untrained" in done.stdout
 
 
 def test_probing_nothing_is_refused():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import runpy
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,8 @@ import yaml
 
 from mineclip.evaluate.report import task_f1
 from mineclip.pipeline import STAGES, load_preset
-from mineclip.pipeline.cli import main
+from mineclip.pipeline.cli import main, parse_override
+from mineclip.pipeline.quality import QualitySettings, quality_report
 
 REPO = Path(__file__).resolve().parents[2]
 QUICK = load_preset("quick")
@@ -73,10 +73,10 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     models = json.loads((seed1 / "report" / "metrics.json").read_text())["models"]
     assert set(next(iter(models.values()))) == set(QUICK.evalset.tasks)
 
-    # bench/quality.py reads both runs and prints the spread over them
-    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
-    assert quality["main"](["--run", str(run), "--run", str(seed1), "--also-mode", "direct"]) == 0
-    out = capsys.readouterr().out
+    # the quality report (bench/quality.py --run --run --also-mode direct) reads both runs and shows the spread
+    report = quality_report(QualitySettings([run, seed1], also_mode="direct"))
+    assert report.failed == {}
+    out = report.text
     assert "mean +- std [95%] over 2" in out and " of 2\n" in out and "fitted on half" in out
     assert "worst task" in out and "9 of 10 seeds meet both with no task below 0.60" in out
     # and beside it the same runs judged with the paper's negatives (one more eval each), with the
@@ -93,10 +93,10 @@ def test_quick_pipeline_produces_every_stage_output_and_a_parsable_report(tmp_pa
     # an option over two more seeds on that data, both at once (bench/quality.py --seed --train-arg --jobs):
     # each trains with the option and its own seed, in spawned processes that log to the run folder
     evt = tmp_path / "evt"
-    assert quality["main"](["--run", str(evt), "--preset", "quick", "--data-from", str(run), "--seed", "0",
-                            "--seed", "2", "--train-arg=--model.lr=2e-4", "--jobs", "2", "--no-perception",
-                            "--no-paper-negatives"]) == 0
-    out = capsys.readouterr().out
+    report = quality_report(QualitySettings([evt], "quick", [0, 2], parse_override("--model.lr=2e-4"), run, jobs=2,
+                                            perception=False, paper_negatives=False))
+    assert report.failed == {}
+    out = report.text
     assert "mean +- std [95%] over 2" in out and "evt-seed2" in out  # run names: their last 28 characters
     for folder, seed in ((evt, 0), (tmp_path / "evt-seed2", 2)):
         config = yaml.safe_load((folder / "train" / "checkpoints" / "config.yaml").read_text())
@@ -129,24 +129,6 @@ def test_data_from_refuses_an_unfinished_run_or_other_sizes(tmp_path, capsys):
     assert main(["--preset", "quick", "--out", str(tmp_path / "d"), "--data-from", str(source)]) == 1
     assert "exists; use a new run folder" in capsys.readouterr().err
     assert not (tmp_path / "d" / "shards").is_symlink()
-
-
-def _entry(scores, labels):
-    return {"rules": {"mean": {"kmeans": {"scores": scores, "labels": labels}}}}
-
-
-def test_quality_cross_calibration_fits_on_one_half_and_judges_the_other():
-    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
-    xcal = quality["cross_calibrated_f1"]
-    # separable by any threshold between 0.2 and 0.8 in both halves: every judgement right
-    assert xcal(_entry([0.9, 0.1, 0.8, 0.2, 0.85, 0.15], [1, 0, 1, 0, 1, 0])) == 1.0
-    # separable as a whole (any threshold in (0.4, 0.5) is right), but not by each half's own fit:
-    # the odd half's threshold (0.3) calls the even failure at 0.4 a success, the even half's (0.65)
-    # calls the odd success at 0.5 a failure. Pooled: 1 TP, 1 FP, 1 FN -> F1 0.5, where fitting on
-    # all four would claim 1.0
-    assert xcal(_entry([0.9, 0.5, 0.4, 0.1], [1, 1, 0, 0])) == pytest.approx(0.5)
-    with pytest.raises(SystemExit):
-        quality["main"](["--seeds", "2", "--run", "a", "--run", "b"])
 
 
 def test_evalset_stage_records_one_clip_length_after_each_success(tmp_path):

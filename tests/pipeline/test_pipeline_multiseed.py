@@ -1,19 +1,18 @@
-"""Training seeds of one pipeline run (mineclip.pipeline.multiseed, bench/quality.py --seeds/--seed): which
-folders and options each seed gets, and what is refused before anything trains."""
+"""Training seeds of one pipeline run (mineclip.pipeline.multiseed; `mineclip pipeline --seeds/--seed` and
+bench/quality.py run them): which folders and options each seed gets, and what is refused before anything
+trains."""
 
 from __future__ import annotations
 
 import json
 import os
-import runpy
-from pathlib import Path
 
 import pytest
 
 from mineclip.pipeline import StageError, load_preset, run_pipeline
+from mineclip.pipeline.cli import main
 from mineclip.pipeline.multiseed import LOG_NAME, run_seeds, seed_error, seed_pool, seed_runs
-
-REPO = Path(__file__).resolve().parents[2]
+from mineclip.pipeline.quality import QualityError, QualitySettings, quality_report
 
 
 def test_seed_zero_is_the_base_run_and_every_seed_carries_the_common_options(tmp_path):
@@ -35,17 +34,20 @@ def test_seeds_without_data_or_seed_zero_are_refused_before_anything_runs(tmp_pa
         run_seeds(tmp_path / "base", load_preset("quick"), [0], jobs=0, progress=False)
 
 
-def test_quality_refuses_seed_options_without_seeds(tmp_path, capsys):
-    quality = runpy.run_path(str(REPO / "bench" / "quality.py"))
-    for argv in (["--seeds", "2", "--seed", "3"], ["--jobs", "2"], ["--train-arg=--model.lr=1e-4"],
-                 ["--seed", "-1"], ["--seed", "0", "--run", "a", "--run", "b"]):
+def test_the_command_refuses_seed_options_without_seeds(tmp_path, capsys):
+    # (what only bench/quality.py can ask, several runs or training options without seeds, the
+    # library refuses: tests/pipeline/test_pipeline_quality.py)
+    for argv in (["--seeds", "2", "--seed", "3"], ["--jobs", "2"], ["--seed", "-1"], ["--seeds", "0"],
+                 ["--seeds", "2", "--force"], ["--seed", "1", "--until", "evalset"]):
         with pytest.raises(SystemExit):
-            quality["main"](argv)
-    # a seed whose base run has no data, from bench/quality.py: a one-line error, nothing trained
-    with pytest.raises(SystemExit, match="run seed 0 too"):
-        quality["main"](["--run", str(tmp_path / "base"), "--seed", "4", "--preset", "quick"])
+            main(argv)
+    # a seed whose base run has no data, from the library and from `mineclip pipeline --seed`: a
+    # one-line error, nothing trained
+    with pytest.raises(QualityError, match="run seed 0 too"):
+        quality_report(QualitySettings([tmp_path / "base"], "quick", [4]))
+    assert main(["--out", str(tmp_path / "base"), "--seed", "4", "--preset", "quick"]) == 1
+    assert "run seed 0 too" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
-    capsys.readouterr()
 
 
 def test_each_seed_gets_a_fresh_process():
@@ -107,8 +109,6 @@ def test_seeds_without_data_make_it_once_and_then_train_every_seed_at_once(tmp_p
     # run_seeds makes the data of a base without data alone (run_pipeline until the evalset stage)
     # and then runs every seed, 0 among them, in the pool. Training fails here on purpose (an
     # option no model has), so that what is checked is the order and the folders, not a fit.
-    from mineclip.pipeline.cli import main
-
     preset_file = tmp_path / "tiny.yaml"
     preset_file.write_text(json.dumps({"clips": {"num_clips": 6, "val_clips": 3}, "train": {"defaults": ["tiny"]},
                                        "evalset": {"tasks": ["harvest_wood"], "per_label": 1}}))
