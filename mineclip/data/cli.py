@@ -68,6 +68,7 @@ def _inspect_parser(sub) -> None:
 
 
 def cmd_build(args) -> int:
+    from mineclip.cli import quiet
     from mineclip.data.build import build_shards, plan_input
 
     try:
@@ -90,7 +91,7 @@ def cmd_build(args) -> int:
         encoding=args.encoding,
         max_shard_bytes=int(args.max_shard_mb * 1024 * 1024),
         workers=args.workers,
-        progress=not args.no_progress,
+        progress=not (args.no_progress or quiet()),
         part=args.part,
         inputs=inputs,
     )

@@ -35,11 +35,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ratings", default=None,
                    help="file for task difficulty ratings (default: the task suite's suite/ratings.jsonl, which "
                         "takes the suite's tasks only)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar while the judge scores the set")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar while the judge scores the set (and, through `mineclip`, warnings and "
+                        "errors only)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mineclip.cli import quiet
     from mineclip.extras import require
 
     a = build_parser().parse_args(argv)
@@ -49,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = LabelSettings(set=a.set, labels=a.labels, port=a.port, host=a.host, model=a.model,
                              order=a.order, negatives=a.negatives, mode=a.mode, prompt=a.prompt,
-                             ratings=a.ratings, progress=not a.quiet)
+                             ratings=a.ratings, progress=not (a.quiet or quiet()))
     try:
         return serve(settings)
     except KeyboardInterrupt:
