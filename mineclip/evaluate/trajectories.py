@@ -166,25 +166,33 @@ def load_frames(traj: Trajectory) -> np.ndarray:
     return load_media(traj.source)
 
 
+class MediaError(ValueError):
+    """Frames that cannot be shown or judged: an unreadable video or frame folder."""
+
+
 def load_media(src: Path) -> np.ndarray:
-    """uint8 RGB frames [T, H, W, 3] of a video file or a folder of PNG/JPEG frames (name order)."""
+    """uint8 RGB frames [T, H, W, 3] of a video file or a folder of PNG/JPEG frames (name order);
+    MediaError (a ValueError) saying why when they cannot be read."""
     src = Path(src)
     if src.is_dir():
         from PIL import Image
 
         files = sorted(p for p in src.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
         if not files:
-            raise ValueError(f"no PNG/JPEG frames in folder {src}")
+            raise MediaError(f"no PNG/JPEG frames in folder {src}")
         try:
             frames = [np.asarray(Image.open(p).convert("RGB")) for p in files]
         except Exception as e:
-            raise ValueError(f"cannot read frames in {src}: {e}") from e
+            raise MediaError(f"cannot read frames in {src}: {e}") from e
         if len({f.shape for f in frames}) != 1:
-            raise ValueError(f"frames of different sizes in {src}")
+            raise MediaError(f"frames of different sizes in {src}")
         return np.stack(frames)
-    from mineclip.data.video import decode_video
+    from mineclip.data.video import VideoDecodeError, decode_video
 
-    frames = decode_video(src)
+    try:
+        frames = decode_video(src)
+    except VideoDecodeError as e:
+        raise MediaError(str(e)) from e
     if len(frames) == 0:
-        raise ValueError(f"video has no frames: {src}")
+        raise MediaError(f"video has no frames: {src}")
     return frames

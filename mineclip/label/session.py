@@ -19,7 +19,7 @@ from mineclip.tasks import ratings as task_ratings
 
 from .active import JudgeView, random_order
 from .items import LabelSet
-from .storage import LABEL_OF, LabelError, LabelStore, labeller_of
+from .storage import LABEL_OF, LabelError, LabelStore, NotFoundError, labeller_of
 
 ORDERS = ("judge", "set", "random")  # the judge's least sure first; as in the set; shuffled (unbiased)
 FRAME_CACHE = 12  # decoded trajectories kept in memory
@@ -63,7 +63,7 @@ class LabelSession:
     # -- items ---------------------------------------------------------------------------------
     def item_index(self, index: int):
         if not 0 <= index < len(self.set.items):
-            raise KeyError(f"no item {index}: the set has {len(self.set.items)}")
+            raise NotFoundError(f"no item {index}: the set has {len(self.set.items)}")
         return self.set.items[index]
 
     def items_for(self, name: str | None) -> list[dict]:
@@ -109,7 +109,7 @@ class LabelSession:
 
         frames = self.frames(index)
         if not 0 <= k < len(frames):
-            raise KeyError(f"no frame {k}: the trajectory has {len(frames)}")
+            raise NotFoundError(f"no frame {k}: the trajectory has {len(frames)}")
         buf = io.BytesIO()
         Image.fromarray(frames[k]).save(buf, format="PNG", compress_level=1)
         return buf.getvalue()
@@ -191,4 +191,8 @@ class LabelSession:
             raise LabelError(f"{task!r} is not a task of the suite: start `mineclip label` with --ratings FILE "
                              "to rate tasks outside it")
         labeller_of(rater)  # the same name rules as labels
+        try:
+            scores = task_ratings.check_scores(scores)
+        except ValueError as e:  # a score out of range: refused, as a bad label is
+            raise LabelError(str(e)) from e
         return task_ratings.append_rating(self.ratings_path, task, rater.strip(), scores)

@@ -36,6 +36,10 @@ class LabelError(ValueError):
     """A label that cannot be stored (unknown trajectory, decision or labeller name)."""
 
 
+class NotFoundError(KeyError):
+    """An item, frame or chat the request names does not exist (the app answers 404)."""
+
+
 def history_path(out: Path) -> Path:
     """The append-only history beside a labels file: OUT.jsonl -> OUT.history.jsonl."""
     return out.with_name(out.stem + ".history.jsonl")
