@@ -33,8 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=MODES, default="direct", help="reward formula the judge's scores average")
     p.add_argument("--prompt", default=None, help="the prompt of every video of a folder that has no NAME.txt")
     p.add_argument("--ratings", default=None,
-                   help="file for task difficulty ratings (default: the task suite's suite/ratings.jsonl, which "
-                        "takes the suite's tasks only)")
+                   help="file for task difficulty ratings (default: OUT.ratings.jsonl beside the labels; one "
+                        "file may be shared by several sets, and `mineclip tasks difficulty --recompute --ratings "
+                        "FILE` reads it)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar while the judge scores the set (and, through `mineclip`, warnings and "
                         "errors only)")

@@ -39,8 +39,13 @@ class LabelSettings:
     negatives: str = "suite"
     mode: str = "direct"
     prompt: str | None = None  # for a folder of videos without NAME.txt prompts
-    ratings: str | None = None  # task ratings file (default: the task suite's)
+    ratings: str | None = None  # task ratings file (default: OUT.ratings.jsonl beside the labels)
     progress: bool = True
+
+
+def ratings_path(labels: Path) -> Path:
+    """The task ratings file beside a labels file: OUT.jsonl -> OUT.ratings.jsonl."""
+    return labels.with_name(labels.stem + ".ratings.jsonl")
 
 
 class LabelSession:
@@ -49,8 +54,8 @@ class LabelSession:
     def __init__(self, label_set: LabelSet, store: LabelStore, judge: JudgeView | None = None,
                  ratings: str | Path | None = None, order: str | None = None):
         self.set, self.store, self.judge = label_set, store, judge
-        self.ratings_path = Path(ratings) if ratings else task_ratings.DEFAULT_RATINGS
-        self.ratings_any_task = ratings is not None  # the suite's file takes the suite's tasks only
+        # people's ratings are their data: beside their labels (never in the installed package)
+        self.ratings_path = Path(ratings) if ratings else ratings_path(store.out)
         self._frames: OrderedDict[int, np.ndarray] = OrderedDict()
         self._frames_lock = threading.Lock()
         ids = [it.id for it in label_set.items]
@@ -159,17 +164,6 @@ class LabelSession:
         return est.to_dict()
 
     # -- tasks and ratings ---------------------------------------------------------------------
-    def can_rate(self, task: str) -> bool:
-        if self.ratings_any_task:
-            return True
-        from mineclip.tasks.registry import get_task
-
-        try:
-            get_task(task)
-            return True
-        except KeyError:
-            return False
-
     def tasks(self, name: str | None) -> dict:
         """The tasks of the set with their counts, mean ratings and this person's latest rating."""
         rows = self.progress(name)["tasks"]
@@ -178,7 +172,6 @@ class LabelSession:
         for r in rows:
             mine = latest.get(r["task"], {}).get(name.strip()) if name else None
             r.update(rating=means.get(r["task"]), raters=len(latest.get(r["task"], {})),
-                     can_rate=self.can_rate(r["task"]),
                      my_rating={d: mine[d] for d in task_ratings.RATING_DIMENSIONS} if mine else None)
         return {"tasks": rows, "dimensions": list(task_ratings.RATING_DIMENSIONS),
                 "ratings_file": str(self.ratings_path)}
@@ -187,9 +180,6 @@ class LabelSession:
         """Append one person's difficulty rating of a task."""
         if task not in {it.task for it in self.set.items}:
             raise LabelError(f"unknown task {task!r}: not in this set")
-        if not self.can_rate(task):
-            raise LabelError(f"{task!r} is not a task of the suite: start `mineclip label` with --ratings FILE "
-                             "to rate tasks outside it")
         labeller_of(rater)  # the same name rules as labels
         try:
             scores = task_ratings.check_scores(scores)

@@ -149,9 +149,11 @@ def novelty(task_ids: list[str], captions: str | Path, model: str | Path | None 
 
 
 def recompute(captions: str | Path, model: str | Path | None = None, task_ids: list[str] | None = None,
-              episodes: int = 4, workers: int = 1, path: Path | None = None, progress: bool = True) -> dict[str, dict]:
+              episodes: int = 4, workers: int = 1, path: Path | None = None, progress: bool = True,
+              ratings: str | Path | None = None) -> dict[str, dict]:
     """Measure tasks (default: every task of both catalogues; the others keep their cached raw scores),
-    compute novelty for all, calibrate over the atom tasks and their naive versions, write the cache."""
+    compute novelty for all, calibrate over the atom tasks and their naive versions (people's
+    `ratings` file, if given, over the proxies), write the cache."""
     tasks = list_tasks(catalogue="all")
     path = path or cache_path()
     cached = {t: s["raw"] for t, s in load_scores(path).items() if "raw" in s}
@@ -161,7 +163,7 @@ def recompute(captions: str | Path, model: str | Path | None = None, task_ids: l
     for t, v in novelty(list(raw), captions, model).items():
         raw[t]["novelty"] = v
     reference = [t.id for t in tasks if t.id in raw and is_reference(t)]
-    scores = scores_from_raw(raw, reference, human_ratings(tasks))
+    scores = scores_from_raw(raw, reference, human_ratings(tasks, ratings))
     path.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
     return scores
 
