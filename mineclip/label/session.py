@@ -14,6 +14,7 @@ import numpy as np
 
 from mineclip.evaluate.agreement import majority
 from mineclip.evaluate.estimate import estimate_f1
+from mineclip.data.video import DecodeLimits
 from mineclip.evaluate.trajectories import load_media
 from mineclip.tasks import ratings as task_ratings
 
@@ -22,8 +23,12 @@ from .items import LabelSet
 from .storage import LABEL_OF, LabelError, LabelStore, NotFoundError, labeller_of
 
 ORDERS = ("judge", "set", "random")  # the judge's least sure first; as in the set; shuffled (unbiased)
-FRAME_CACHE = 12  # decoded trajectories kept in memory
-MAX_WIDTH = 512  # wider videos are shown scaled down
+FRAME_CACHE = 12  # decoded trajectories kept in memory, at most
+FRAME_CACHE_BYTES = 1 << 30  # and at most this many bytes of them (the latest one is always kept)
+MAX_WIDTH = 512  # wider videos are shown scaled down, as they are decoded
+# a trajectory over these is refused with the reason (422), before it can take the server's memory:
+# 4,000 frames (8 minutes at 8 fps), 4K frames, 512 MiB as shown (1,000 frames of 512x320), 2 minutes
+DISPLAY_LIMITS = DecodeLimits(max_frames=4000, max_pixels=3840 * 2160, max_bytes=512 << 20, timeout=120.0)
 
 
 @dataclass
@@ -41,6 +46,16 @@ class LabelSettings:
     prompt: str | None = None  # for a folder of videos without NAME.txt prompts
     ratings: str | None = None  # task ratings file (default: OUT.ratings.jsonl beside the labels)
     progress: bool = True
+
+
+def shown_size(frames: np.ndarray) -> np.ndarray:
+    """Frames [K, H, W, 3] as the page shows them: scaled to MAX_WIDTH where wider."""
+    if frames.shape[2] <= MAX_WIDTH:
+        return frames
+    from PIL import Image
+
+    h = max(1, round(frames.shape[1] * MAX_WIDTH / frames.shape[2]))
+    return np.stack([np.asarray(Image.fromarray(f).resize((MAX_WIDTH, h))) for f in frames])
 
 
 def ratings_path(labels: Path) -> Path:
@@ -90,21 +105,18 @@ class LabelSession:
                 "decision": mine[-1]["decision"] if mine else None, "history": [e["decision"] for e in mine]}
 
     def frames(self, index: int) -> np.ndarray:
-        """Decoded frames of an item (kept for the last few items), scaled to MAX_WIDTH at most."""
+        """Decoded frames of an item (kept for the last few items), scaled to MAX_WIDTH at most as
+        they are decoded; MediaError for an unreadable one or one over DISPLAY_LIMITS."""
         it = self.item_index(index)
         with self._frames_lock:
             if index in self._frames:
                 self._frames.move_to_end(index)
                 return self._frames[index]
-        frames = load_media(self.set.root / it.media)
-        if frames.shape[2] > MAX_WIDTH:
-            from PIL import Image
-
-            h = max(1, round(frames.shape[1] * MAX_WIDTH / frames.shape[2]))
-            frames = np.stack([np.asarray(Image.fromarray(f).resize((MAX_WIDTH, h))) for f in frames])
+        frames = load_media(self.set.root / it.media, DISPLAY_LIMITS, shown_size)
         with self._frames_lock:
             self._frames[index] = frames
-            while len(self._frames) > FRAME_CACHE:
+            while len(self._frames) > 1 and (len(self._frames) > FRAME_CACHE or
+                                             sum(f.nbytes for f in self._frames.values()) > FRAME_CACHE_BYTES):
                 self._frames.popitem(last=False)
         return frames
 
