@@ -74,9 +74,12 @@ def quiet() -> bool:
     return _verbosity < 0
 
 
-def run_subcommand(parser, argv: list[str] | None, errors: tuple = (KeyError, ValueError, FileNotFoundError)) -> int:
-    """Parse `argv` with a parser whose subcommands set `fn`, run it, and turn `errors` into one line
-    on stderr (`<prog>: <message>`) and exit code 1."""
+def run_subcommand(parser, argv: list[str] | None, errors: tuple | None = None) -> int:
+    """Parse `argv` with a parser whose subcommands set `fn`, run it, and turn `errors` (default: bad
+    input, and a worker process that died) into one line on stderr (`<prog>: <message>`) and exit code 1."""
+    from mineclip.pool import WorkerDiedError
+
+    errors = errors or (KeyError, ValueError, FileNotFoundError, WorkerDiedError)
     args = parser.parse_args(argv)
     try:
         return int(args.fn(args) or 0)
