@@ -262,8 +262,9 @@ def test_the_project_s_own_deprecation_and_future_warnings_fail_the_tests():
 
 
 def test_every_test_has_a_time_limit_and_the_slow_ones_a_longer_one(request):
-    import conftest
-
+    # tests/conftest.py as pytest loaded it (`import conftest` may find another folder's conftest)
+    conftest = next(m for m in request.config.pluginmanager.get_plugins()
+                    if Path(getattr(m, "__file__", None) or "/").resolve() == ROOT / "tests" / "conftest.py")
     assert 0 < float(request.config.getini("timeout")) <= 600
     request.node.add_marker(pytest.mark.slow)
     conftest.pytest_collection_modifyitems(request.session, request.config, [request.node])
