@@ -5,7 +5,7 @@
 
 import sys
 
-from mineclip.evaluate.cli import main
+from mineclip.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["eval", *sys.argv[1:]]))  # -v / -q as for `mineclip eval`

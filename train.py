@@ -2,7 +2,7 @@
 
 import sys
 
-from mineclip.train.cli import main
+from mineclip.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["train", *sys.argv[1:]]))  # -v / -q as for `mineclip train`

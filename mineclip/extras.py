@@ -12,6 +12,7 @@ EXTRAS = {
     "webdataset": "eval",
     "braceexpand": "eval",
     "pytorch_lightning": "train",
+    "lightning_fabric": "train",  # inside the pytorch-lightning wheel
     "jsonargparse": "train",
     "tensorboard": "train",
     "deepspeed": "deepspeed",
@@ -20,7 +21,10 @@ EXTRAS = {
     "numba": "sim",
     "sklearn": "sim",
     "stable_baselines3": "rl",
+    "scipy": "rl",
     "fastapi": "label",
+    "starlette": "label",
+    "pydantic": "label",
     "uvicorn": "label",
 }
 

@@ -11,6 +11,15 @@ import torch
 os.environ.setdefault("MPLBACKEND", "Agg")
 torch.set_num_threads(min(2, os.cpu_count() or 1))
 
+SLOW_TIMEOUT = 1800  # seconds for a `slow` end-to-end test (pyproject.toml's `timeout` holds the others)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The slow end-to-end tests get a longer time limit than the default, unless they set their own."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
 
 @pytest.fixture(scope="session")
 def tiny_model():

@@ -35,7 +35,7 @@ def test_train_help_says_what_the_command_does(capsys):
 def test_unknown_command_and_usage(capsys):
     assert main(["frobnicate"]) == 2
     assert "unknown command 'frobnicate'" in capsys.readouterr().err
-    assert main([]) == 0 and "usage: mineclip [--version] COMMAND" in capsys.readouterr().out
+    assert main([]) == 0 and "usage: mineclip [--version] [-v | -q] COMMAND" in capsys.readouterr().out
 
 
 def test_python_dash_m_mineclip_is_the_command():
@@ -44,3 +44,43 @@ def test_python_dash_m_mineclip_is_the_command():
 
     r = subprocess.run([sys.executable, "-m", "mineclip", "--version"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.startswith("mineclip "), r.stderr
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_takes_verbose_and_quiet_before_or_after_its_name(name, monkeypatch):
+    import types
+
+    import mineclip.cli
+
+    seen = []
+    command = types.SimpleNamespace(main=lambda argv: seen.append(argv) or 0)
+    monkeypatch.setattr(mineclip.cli.importlib, "import_module", lambda module: command)
+    for argv in (["-q", name, "ARG"], [name, "--verbose", "ARG"], [name, "ARG", "-q"]):
+        assert main(argv) == 0
+    assert seen == [["ARG"]] * 3  # the command's own parser never sees them
+
+
+def test_verbose_and_quiet_set_the_log_level_wherever_they_stand_before_a_double_dash(capsys):
+    import logging
+
+    from mineclip.cli import logging_args, quiet
+
+    log = logging.getLogger("mineclip.test_cli")
+    assert main(["-v", "--version"]) == 0
+    log.debug("detail")
+    assert "DEBUG mineclip.test_cli: detail" in capsys.readouterr().err and not quiet()
+    assert main(["--version", "--quiet"]) == 0
+    log.info("news")
+    log.warning("trouble")
+    err = capsys.readouterr().err
+    assert "news" not in err and "WARNING mineclip.test_cli: trouble" in err and quiet()
+    assert main(["--version"]) == 0  # the default: mineclip's info, not its debug messages
+    log.info("news")
+    log.debug("detail")
+    err = capsys.readouterr().err
+    assert "INFO mineclip.test_cli: news" in err and "detail" not in err and not quiet()
+    assert logging.getLogger("some.package").getEffectiveLevel() == logging.WARNING
+    assert logging_args(["train", "fit", "-v", "--", "-q"]) == ["train", "fit", "--", "-q"]
+    with pytest.raises(SystemExit, match="choose one"):
+        logging_args(["-v", "eval", "-q"])
+    logging_args([])

@@ -16,18 +16,18 @@ REMEMBERED = ("tree", "water", "stone", "coal", "iron", "diamond", "lava", "sand
               "path") + CREATURES  # kinds worth remembering (grass is everywhere)
 
 SCHEMA = """
-CREATE TABLE places (name TEXT PRIMARY KEY, x INTEGER, y INTEGER, step INTEGER);
-CREATE TABLE objects (kind TEXT, x INTEGER, y INTEGER, last_seen INTEGER, PRIMARY KEY (kind, x, y));
-CREATE TABLE inventory (item TEXT PRIMARY KEY, count INTEGER);
-CREATE TABLE chats (id INTEGER PRIMARY KEY, step INTEGER, speaker TEXT, text TEXT);
-CREATE TABLE tasks (id INTEGER PRIMARY KEY, turn INTEGER, label TEXT, action TEXT, status TEXT,
+CREATE TABLE IF NOT EXISTS places (name TEXT PRIMARY KEY, x INTEGER, y INTEGER, step INTEGER);
+CREATE TABLE IF NOT EXISTS objects (kind TEXT, x INTEGER, y INTEGER, last_seen INTEGER, PRIMARY KEY (kind, x, y));
+CREATE TABLE IF NOT EXISTS inventory (item TEXT PRIMARY KEY, count INTEGER);
+CREATE TABLE IF NOT EXISTS chats (id INTEGER PRIMARY KEY, step INTEGER, speaker TEXT, text TEXT);
+CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, turn INTEGER, label TEXT, action TEXT, status TEXT,
                     start_step INTEGER, end_step INTEGER, effects TEXT);
-CREATE TABLE triples (subj TEXT, pred TEXT, obj TEXT);
+CREATE TABLE IF NOT EXISTS triples (subj TEXT, pred TEXT, obj TEXT);
 """
 
 
 class Memory:
-    """An SQLite memory (in RAM by default; a file path keeps it)."""
+    """An SQLite memory (in RAM by default; a file path keeps it, and opening it again resumes it)."""
 
     def __init__(self, path: str = ":memory:"):
         # one session at a time uses its memory, but not always from one thread (the chat page's

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import multiprocessing as mp
 import os
 import re
 from collections import Counter
@@ -260,7 +259,9 @@ def build_shards(
     With `part`, `jobs` are that part's videos: shards are named `<prefix>-pIIIIofNNNN-000000.tar` and
     the manifest `manifest.part-IIII-of-NNNN.json`, for `mineclip.data.merge.merge_parts`. `inputs`
     (see `describe_inputs`) is recorded in the manifest; the parts of a build must agree on it.
-    The manifest is written last: a build that stops early leaves none (and removes an older one first).
+    The manifest is written last: a build that stops early leaves none (and removes an older one first),
+    and the shard it was writing stays a `.tar.part`. A worker that dies (killed, out of memory) stops
+    the build at once with `WorkerDiedError` naming the videos that were being built.
     """
     from tqdm import tqdm
 
@@ -274,9 +275,14 @@ def build_shards(
                          encoding=encoding, settings=settings.to_dict(), manifest_name=None) as writer:
         bar = tqdm(total=len(jobs), desc=f"videos (part {part})" if part else "videos", unit="video", disable=not progress)
         if workers > 1 and len(jobs) > 1:
-            ctx = mp.get_context("spawn" if os.environ.get("MINECLIP_SPAWN") else None)
-            with ctx.Pool(min(workers, len(jobs))) as pool:
-                results = pool.imap(_process, args, chunksize=1)  # ordered: shards do not depend on timing
+            from contextlib import closing
+
+            from mineclip.pool import pool_map
+
+            # ordered: shards do not depend on timing
+            results = pool_map(_process, args, min(workers, len(jobs)), name_of=lambda a: a[0].name, what="video",
+                               context="spawn" if os.environ.get("MINECLIP_SPAWN") else None)
+            with closing(results):
                 _consume(results, writer, summary, bar)
         else:
             _consume(map(_process, args), writer, summary, bar)

@@ -68,6 +68,7 @@ def _inspect_parser(sub) -> None:
 
 
 def cmd_build(args) -> int:
+    from mineclip.cli import quiet
     from mineclip.data.build import build_shards, plan_input
 
     try:
@@ -82,18 +83,24 @@ def cmd_build(args) -> int:
     if not inputs["videos"]:
         print(f"error: no videos found in {args.input}", file=sys.stderr)
         return 2
-    summary = build_shards(
-        jobs,
-        args.out,
-        settings,
-        prefix=args.prefix,
-        encoding=args.encoding,
-        max_shard_bytes=int(args.max_shard_mb * 1024 * 1024),
-        workers=args.workers,
-        progress=not args.no_progress,
-        part=args.part,
-        inputs=inputs,
-    )
+    from mineclip.pool import WorkerDiedError
+
+    try:
+        summary = build_shards(
+            jobs,
+            args.out,
+            settings,
+            prefix=args.prefix,
+            encoding=args.encoding,
+            max_shard_bytes=int(args.max_shard_mb * 1024 * 1024),
+            workers=args.workers,
+            progress=not (args.no_progress or quiet()),
+            part=args.part,
+            inputs=inputs,
+        )
+    except WorkerDiedError as e:
+        print(f"error: {e}; no manifest was written (the build is not complete)", file=sys.stderr)
+        return 1
     if args.part:
         print(f"part {args.part}: {len(jobs)} of {inputs['videos']} videos")
     print(summary.format())

@@ -14,6 +14,10 @@ loads; a TorchCodec that is installed but does not load is reported once, as a w
 decodes. All backends give the same uint8 RGB frames (tests/data/test_data_decoders.py); a frame
 count is the number of frames the file really holds, not what its header claims; a file a
 backend cannot read raises `VideoDecodeError` (PyAV then tries: `open_video`).
+
+A `deadline` (a `time.monotonic()` value) stops PyAV between packets with a VideoDecodeError;
+TorchCodec and decord are native calls that cannot be stopped midway, so their callers decode in
+chunks and check it between them (`mineclip.data.video.decode_video`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import functools
 import importlib.util
 import io
 import os
+import time
 import warnings
 from pathlib import Path
 from typing import Protocol
@@ -67,6 +72,12 @@ def _size(source) -> int:
     return len(source) if isinstance(source, (bytes, bytearray, memoryview)) else os.path.getsize(source)
 
 
+def check_deadline(deadline: float | None, source) -> None:
+    """A VideoDecodeError once `deadline` (time.monotonic()) has passed."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise VideoDecodeError(f"decoding {describe(source)} ran past its time limit; stopped")
+
+
 def _checked_indices(indices, n: int, source) -> np.ndarray:
     idx = np.asarray(indices, dtype=np.int64).reshape(-1)
     if len(idx) and (idx.min() < 0 or idx.max() >= n):
@@ -81,10 +92,10 @@ class PyAVReader:
 
     backend = "pyav"
 
-    def __init__(self, source):
+    def __init__(self, source, deadline: float | None = None):
         import av
 
-        self.source = source
+        self.source, self.deadline = source, deadline
         try:
             self._container = av.open(io.BytesIO(bytes(source)) if isinstance(source, (bytes, bytearray, memoryview))
                                       else str(source))
@@ -92,7 +103,8 @@ class PyAVReader:
             end = _size(source)
             # the frames the file holds: packets whose bytes are all there (a container's header may
             # list more than a cut file still has)
-            pts = [p.pts for p in self._container.demux(self._stream) if self._whole(p, end)]
+            pts = [p.pts for p in self._container.demux(self._stream)
+                   if self._whole(p, end) and self._in_time()]
         except (av.error.FFmpegError, IndexError, OSError) as e:
             raise VideoDecodeError(f"cannot open video {describe(source)}: {one_line(e)}") from e
         self._stream.codec_context.thread_count = 1
@@ -105,6 +117,10 @@ class PyAVReader:
 
     def __len__(self) -> int:
         return self.num_frames
+
+    def _in_time(self) -> bool:
+        check_deadline(self.deadline, self.source)
+        return True
 
     @staticmethod
     def _whole(packet, end: int) -> bool:
@@ -129,6 +145,7 @@ class PyAVReader:
         try:
             self._container.seek(by_index[min(wanted)], backward=True, any_frame=False, stream=self._stream)
             for packet in self._container.demux(self._stream):
+                check_deadline(self.deadline, self.source)
                 if packet.size > 0 and packet.pts not in self._index:
                     continue  # cut short: never sent to the decoder (the flush packet still is)
                 for frame in packet.decode():
@@ -146,12 +163,40 @@ class PyAVReader:
         return np.stack([got[int(i)] for i in idx])
 
 
+    def iter_frames(self):
+        """Every frame in order ([H, W, 3] each), decoded once front to back: what `frames` gives for
+        all indices, without holding them all."""
+        import av
+
+        order = sorted(self._index, key=self._index.get)
+        got: dict[int, np.ndarray] = {}
+        following = 0
+        try:
+            self._container.seek(order[0], backward=True, any_frame=False, stream=self._stream)
+            for packet in self._container.demux(self._stream):
+                check_deadline(self.deadline, self.source)
+                if packet.size > 0 and packet.pts not in self._index:
+                    continue  # cut short (see frames)
+                for frame in packet.decode():
+                    i = self._index.get(frame.pts)
+                    if i is not None and i >= following:
+                        got[i] = self._rgb(frame)
+                while following in got:
+                    yield got.pop(following)
+                    following += 1
+        except av.error.FFmpegError as e:
+            raise VideoDecodeError(f"cannot decode frames of {describe(self.source)}: {one_line(e)}") from e
+        if following < self.num_frames:
+            raise VideoDecodeError(f"frame {following} of {describe(self.source)} does not decode "
+                                   f"(of {self.num_frames} in the file)")
+
+
 class TorchCodecReader:
     """TorchCodec in exact seek mode: it scans the file, so its frame count is the real one."""
 
     backend = "torchcodec"
 
-    def __init__(self, source):
+    def __init__(self, source, deadline: float | None = None):  # the scan is one native call: not stopped
         from torchcodec.decoders import VideoDecoder
 
         self.source = source
@@ -182,7 +227,7 @@ class DecordReader:
 
     backend = "decord"
 
-    def __init__(self, source):
+    def __init__(self, source, deadline: float | None = None):
         import decord
 
         self.source = source
@@ -191,7 +236,7 @@ class DecordReader:
             self._vr = decord.VideoReader(buf, ctx=decord.cpu(0), num_threads=1)
         except Exception as e:  # decord raises its own DECORDError and RuntimeError kinds
             raise VideoDecodeError(f"cannot open video {describe(source)}: {one_line(e)}") from e
-        real = PyAVReader(source).num_frames
+        real = PyAVReader(source, deadline).num_frames
         if len(self._vr) != real:
             raise VideoDecodeError(f"{describe(source)}: the container says {len(self._vr)} frames, the file holds "
                                    f"{real}; decord is not asked for frames it may wait for forever")
@@ -257,9 +302,9 @@ def choose_backend(requested: str | None = None) -> str:
     raise VideoDecodeError(f"no video backend loads: {backend_loads('pyav')}")
 
 
-def open_video(source, backend: str | None = None) -> VideoReader:
+def open_video(source, backend: str | None = None, deadline: float | None = None) -> VideoReader:
     """A reader of a video file or of mp4 bytes, by `backend` or the chosen one; when it cannot read
-    the file, PyAV (the reference) tries before the error is raised."""
+    the file, PyAV (the reference) tries before the error is raised. `deadline`: see the module."""
     if not isinstance(source, (bytes, bytearray, memoryview)):
         path = Path(source)
         if not path.is_file():
@@ -268,12 +313,12 @@ def open_video(source, backend: str | None = None) -> VideoReader:
         raise VideoDecodeError("empty video bytes")
     name = choose_backend(backend)
     try:
-        reader = READERS[name](source)
+        reader = READERS[name](source, deadline)
     except VideoDecodeError as first:
         if name == "pyav" or backend_loads("pyav"):
             raise
         try:
-            reader = PyAVReader(source)
+            reader = PyAVReader(source, deadline)
         except VideoDecodeError as e:
             raise VideoDecodeError(f"{first}; PyAV: {e}") from e
     if len(reader) == 0:

@@ -133,7 +133,23 @@ class ClipShardWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.close()
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()  # a build cut short: its last shard is not passed off as complete
+
+    def abort(self) -> None:
+        """Stop without finishing: the shard being written is removed (it stays `.tar.part` until then)
+        and no manifest is written; the shards finished before stay, as a re-run replaces them."""
+        if self._closed:
+            return
+        if self._tar is not None:
+            self._tar.close()
+            self._file.close()
+            (self.out_dir / (self.shards[-1]["name"] + ".part")).unlink(missing_ok=True)
+            self.shards.pop()
+            self._tar = self._file = None
+        self._closed = True
 
     def write(self, frames: np.ndarray, text: str, meta: dict | None = None, fps: float | None = None, key: str | None = None) -> str:
         """Encode and write one clip (uint8 [T, H, W, 3]); returns its sample key."""

@@ -8,12 +8,49 @@ from __future__ import annotations
 
 import io
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 
-from .decoders import VideoDecodeError, VideoReader, open_video  # noqa: F401  (re-exported)
+from .decoders import VideoDecodeError, VideoReader, check_deadline, describe, open_video  # noqa: F401
+
+CHUNK = 64  # frames decoded (and transformed) at a time under limits
+
+
+@dataclass(frozen=True)
+class DecodeLimits:
+    """What one decode may cost: frames, pixels per source frame, bytes of the frames returned (after
+    any transform), and seconds. Over any of them: a VideoDecodeError that says which, before the
+    memory is spent (the frame count and size are known from the container before decoding)."""
+
+    max_frames: int = 20_000
+    max_pixels: int = 3840 * 2160
+    max_bytes: int = 4 << 30
+    timeout: float = 300.0
+
+    def check_size(self, source, frames: int, height: int, width: int) -> None:
+        """VideoDecodeError when `frames` frames of height x width are over the frame or pixel cap."""
+        if frames > self.max_frames:
+            raise VideoDecodeError(f"{describe(source)} has {frames} frames, more than the {self.max_frames} "
+                                   "that may be decoded at once here")
+        if height * width > self.max_pixels:
+            raise VideoDecodeError(f"{describe(source)} is {width}x{height} pixels a frame, more than the "
+                                   f"{self.max_pixels} that may be decoded here")
+
+    def check_bytes(self, source, frames: int, frame: tuple) -> None:
+        """VideoDecodeError when `frames` frames shaped `frame` (H, W, 3) are over the byte cap."""
+        size = frames * int(np.prod(frame))
+        if size > self.max_bytes:
+            raise VideoDecodeError(f"{describe(source)}: {frames} frames of {frame[1]}x{frame[0]} take "
+                                   f"{size / 2**20:.0f} MiB decoded, more than the {self.max_bytes / 2**20:.0f} "
+                                   "MiB allowed here")
+
+    def deadline(self) -> float:
+        return time.monotonic() + self.timeout
 
 
 def check_frames(frames: np.ndarray) -> np.ndarray:
@@ -83,13 +120,69 @@ def decode_video(
     source: str | os.PathLike | bytes,
     indices: list[int] | np.ndarray | None = None,
     num_frames: int | None = None,
+    limits: DecodeLimits | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Decode a video to uint8 [T, H, W, 3]: all frames, the given indices, or `num_frames` sampled uniformly."""
-    reader = open_video(source)
+    """Decode a video to uint8 [T, H, W, 3]: all frames, the given indices, or `num_frames` sampled uniformly.
+
+    With `limits`, a video over them is refused before decoding, and frames are decoded `CHUNK` at a
+    time, each chunk passed through `transform` (e.g. scaled to the size shown) as it comes: the
+    whole video is never held at full size. A transform must map [K, H, W, 3] to [K, h, w, 3]."""
+    if limits is None and transform is None:
+        reader = open_video(source)
+        n = len(reader)
+        if indices is None:
+            indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
+        return reader.frames(indices)
+    limits = limits or DecodeLimits()
+    deadline = limits.deadline()
+    reader = open_video(source, deadline=deadline)
     n = len(reader)
     if indices is None:
         indices = uniform_indices(n, num_frames) if num_frames else np.arange(n)
-    return reader.frames(indices)
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    check_deadline(deadline, source)  # TorchCodec's scan of the file is one call that cannot be stopped
+    limits.check_size(source, len(indices), reader.height, reader.width)
+    if transform is None:
+        limits.check_bytes(source, len(indices), (reader.height, reader.width, 3))
+    if hasattr(reader, "iter_frames") and np.array_equal(indices, np.arange(n)):
+        chunks = _batched(reader.iter_frames(), CHUNK)  # every frame, front to back, without a seek per chunk
+    else:
+        chunks = (reader.frames(indices[i:i + CHUNK]) for i in range(0, len(indices), CHUNK))
+    return decode_chunks(chunks, len(indices), limits, transform, deadline, source)
+
+
+def _batched(frames, size: int):
+    batch = []
+    for frame in frames:
+        batch.append(frame)
+        if len(batch) == size:
+            yield np.stack(batch)
+            batch = []
+    if batch:
+        yield np.stack(batch)
+
+
+def decode_chunks(chunks, total: int, limits: DecodeLimits, transform, deadline: float, source) -> np.ndarray:
+    """Chunks of frames [K, H, W, 3] passed through `transform` as they come, into one array of
+    `total` frames allocated once (its size checked against `limits` at the first chunk); the
+    deadline is checked after every chunk."""
+    out, start = None, 0
+    for chunk in chunks:
+        if transform is not None:
+            chunk = np.asarray(transform(chunk))
+        if out is None:
+            limits.check_bytes(source, total, chunk.shape[1:])
+            out = np.empty((total, *chunk.shape[1:]), dtype=np.uint8)
+        elif chunk.shape[1:] != out.shape[1:]:
+            raise VideoDecodeError(f"{describe(source)}: frames of different sizes ({list(chunk.shape[1:])} after "
+                                   f"{list(out.shape[1:])})")
+        out[start:start + len(chunk)] = chunk
+        start += len(chunk)
+        check_deadline(deadline, source)
+    if out is None or start != total:
+        raise VideoDecodeError(f"{describe(source)}: {start} of {total} frames decoded")
+    return out
 
 
 def uniform_indices(num_available: int, num_frames: int) -> np.ndarray:

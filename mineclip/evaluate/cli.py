@@ -50,12 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "$MINECLIP_PRECISION, else auto. Text, aggregation, logits and rewards stay float32")
     p.add_argument("--seed", type=int, default=0, help="seed of the untrained baseline's weights")
     p.add_argument("--strict", action="store_true", help="exit non-zero when any line was skipped")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bars (and, through `mineclip`, warnings and errors only)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     from mineclip.allocator import keep_freed_memory
+    from mineclip.cli import quiet
 
     from .run import EvalError, EvalSettings, NegativesError, evaluate
 
@@ -67,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     keep_freed_memory()
     settings = EvalSettings(model=a.model, labels=a.labels, out=a.out, baselines=a.baseline,
                             untrained=not a.no_untrained, mode=a.mode, topk=a.topk, negatives=a.negatives,
-                            calibrate=a.calibrate, use_calibration=not a.no_calibration, shards=a.shards, retrieval_max=a.retrieval_max, device=a.device,
-                            precision=a.precision, seed=a.seed, progress=not a.quiet)
+                            calibrate=a.calibrate, use_calibration=not a.no_calibration, shards=a.shards,
+                            retrieval_max=a.retrieval_max, device=a.device, precision=a.precision, seed=a.seed,
+                            progress=not (a.quiet or quiet()))
     try:
         result = evaluate(settings)
     except NegativesError as e:  # a bad option, as argparse reports one

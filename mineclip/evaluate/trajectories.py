@@ -164,25 +164,55 @@ def load_frames(traj: Trajectory) -> np.ndarray:
     return load_media(traj.source)
 
 
-def load_media(src: Path) -> np.ndarray:
-    """uint8 RGB frames [T, H, W, 3] of a video file or a folder of PNG/JPEG frames (name order)."""
+class MediaError(ValueError):
+    """Frames that cannot be shown or judged: an unreadable video or frame folder, one over the
+    decoding caps (frames, pixels, bytes), or one that takes longer than the time limit."""
+
+
+def load_media(src: Path, limits=None, transform=None) -> np.ndarray:
+    """uint8 RGB frames [T, H, W, 3] of a video file or a folder of PNG/JPEG frames (name order);
+    MediaError (a ValueError) saying why when they cannot be read.
+
+    `limits` (`mineclip.data.video.DecodeLimits`, default its defaults) caps the frames, the pixels
+    of a frame and the bytes returned, and sets a time limit; `transform` maps each chunk of frames
+    [K, H, W, 3] to the size needed (e.g. the size shown) as it is decoded."""
+    from mineclip.data.video import DecodeLimits, VideoDecodeError, decode_video
+
     src = Path(src)
-    if src.is_dir():
-        from PIL import Image
-
-        files = sorted(p for p in src.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
-        if not files:
-            raise ValueError(f"no PNG/JPEG frames in folder {src}")
-        try:
-            frames = [np.asarray(Image.open(p).convert("RGB")) for p in files]
-        except Exception as e:
-            raise ValueError(f"cannot read frames in {src}: {e}") from e
-        if len({f.shape for f in frames}) != 1:
-            raise ValueError(f"frames of different sizes in {src}")
-        return np.stack(frames)
-    from mineclip.data.video import decode_video
-
-    frames = decode_video(src)
+    limits = limits or DecodeLimits()
+    try:
+        if src.is_dir():
+            return _load_folder(src, limits, transform)
+        frames = decode_video(src, limits=limits, transform=transform)
+    except VideoDecodeError as e:
+        raise MediaError(str(e)) from e
     if len(frames) == 0:
-        raise ValueError(f"video has no frames: {src}")
+        raise MediaError(f"video has no frames: {src}")
     return frames
+
+
+def _load_folder(src: Path, limits, transform) -> np.ndarray:
+    from PIL import Image
+
+    from mineclip.data.video import CHUNK, VideoDecodeError, decode_chunks
+
+    files = sorted(p for p in src.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+    if not files:
+        raise MediaError(f"no PNG/JPEG frames in folder {src}")
+    try:
+        sizes = set()
+        for p in files[: limits.max_frames + 1]:
+            with Image.open(p) as im:  # the header only
+                sizes.add(im.size)
+        if len(sizes) != 1:
+            raise MediaError(f"frames of different sizes in {src}")
+        (w, h), = sizes
+        limits.check_size(src, len(files), h, w)
+        deadline = limits.deadline()
+        chunks = (np.stack([np.asarray(Image.open(p).convert("RGB")) for p in files[i:i + CHUNK]])
+                  for i in range(0, len(files), CHUNK))
+        return decode_chunks(chunks, len(files), limits, transform, deadline, src)
+    except (MediaError, VideoDecodeError):  # over a cap, or past the time limit: load_media says so
+        raise
+    except Exception as e:  # PIL's errors on a broken image
+        raise MediaError(f"cannot read frames in {src}: {e}") from e

@@ -17,12 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from mineclip.data.video import DecodeLimits
 from mineclip.evaluate.thresholds import Calibration, classify, kmeans_2
 from mineclip.model.artifact import Artifact
 
 from .items import LabelSet
 
 SCORE_RULE = "mean"
+# what judging one trajectory may decode: the default caps (frames, pixels, bytes at the model's input
+# size, to which frames are scaled as they come) and ten minutes
+JUDGE_LIMITS = DecodeLimits(timeout=600.0)
 
 
 @dataclass
@@ -87,6 +91,19 @@ def _fingerprint(artifact: Path, mode: str, negatives: str) -> str:
     return h.hexdigest()
 
 
+def model_input(rm):
+    """The resize the reward model does to its input (`to_frames_tensor`), as a transform that
+    `load_media` applies to each chunk as it is decoded: the judge then never holds a video at full size."""
+    from mineclip.data.video import resize_frames
+
+    size = tuple(rm.resolution)
+
+    def transform(frames):
+        return frames if tuple(frames.shape[1:3]) == size else resize_frames(frames, size, aspect=rm.resize)
+
+    return transform
+
+
 def score_set(label_set: LabelSet, artifact: str | Path, negatives: str = "suite", mode: str = "direct",
               cache: Path | None = None, progress: bool = True) -> tuple[dict[str, float], dict[str, str]]:
     """The judge's score (mean step reward) of every item: ({id: score}, {id: error})."""
@@ -120,9 +137,10 @@ def score_set(label_set: LabelSet, artifact: str | Path, negatives: str = "suite
         rm = RewardModel.load(artifact)
         negatives_for, _, _ = negatives_of(negatives, list(dict.fromkeys(it.prompt for it in label_set.items)), SUITE)
         scorer = Scorer({"judge": rm}, negatives_for, mode=mode)
+
         for it in tqdm(todo, desc="scoring the set with the judge", disable=not progress, unit="traj"):
             try:
-                frames = load_media(label_set.root / it.media)
+                frames = load_media(label_set.root / it.media, JUDGE_LIMITS, model_input(rm))
             except Exception as e:  # unreadable video: listed, shown with its error, ordered last
                 failed[it.id] = str(e)
                 continue

@@ -21,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from mineclip.sim.env import WORLD_SEEDS
 
+from .storage import NotFoundError
+
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_CHATS = 4  # chats kept open at once (the oldest is closed beyond)
 MAX_TEXT = 100_000  # characters a request may carry (the assistant itself refuses messages over 300)
@@ -76,12 +78,12 @@ class ChatRoom:
                 with old_lock:
                     old.close()
         return {"chat": chat, "world_seed": seed, "view": session.view(), "judge": self.model is not None,
-                "recording": str(Path(self.record_dir) / "trajectories.jsonl") if self.record_dir else None}
+                "recording": f"{Path(self.record_dir).name}/trajectories.jsonl" if self.record_dir else None}
 
     def _get(self, chat: str):
         with self.lock:
             if chat not in self.chats:
-                raise KeyError(f"no chat {chat!r} (closed, or the server restarted): start a new one")
+                raise NotFoundError(f"no chat {chat!r} (closed, or the server restarted): start a new one")
             return self.chats[chat]
 
     def send(self, chat: str, text: str) -> dict:

@@ -35,13 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reward formula the judge's scores average (default: the artifact's judge settings)")
     p.add_argument("--prompt", default=None, help="the prompt of every video of a folder that has no NAME.txt")
     p.add_argument("--ratings", default=None,
-                   help="file for task difficulty ratings (default: the task suite's suite/ratings.jsonl, which "
-                        "takes the suite's tasks only)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar while the judge scores the set")
+                   help="file for task difficulty ratings (default: OUT.ratings.jsonl beside the labels; one "
+                        "file may be shared by several sets, and `mineclip tasks difficulty --recompute --ratings "
+                        "FILE` reads it)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar while the judge scores the set (and, through `mineclip`, warnings and "
+                        "errors only)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mineclip.cli import quiet
     from mineclip.extras import require
 
     a = build_parser().parse_args(argv)
@@ -51,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = LabelSettings(set=a.set, labels=a.labels, port=a.port, host=a.host, model=a.model,
                              order=a.order, negatives=a.negatives, mode=a.mode, prompt=a.prompt,
-                             ratings=a.ratings, progress=not a.quiet)
+                             ratings=a.ratings, progress=not (a.quiet or quiet()))
     try:
         return serve(settings)
     except KeyboardInterrupt:

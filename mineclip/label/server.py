@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .active import judge_view
-from .app import bind, create_app, url_of
+from .app import allowed_hosts, bind, create_app, url_of
 from .items import read_set
 from .session import LabelSession, LabelSettings
 from .storage import LabelStore
@@ -45,9 +45,10 @@ def serve(s: LabelSettings) -> int:
         print(f"order: the judge's least sure first ({Path(session.judge.artifact).name})")
     else:
         print(f"order: {'as in the set' if session.order_name == 'set' else 'shuffled'}")
-    if s.host:
+    bound = sock.getsockname()[0]  # what the socket listens on, whatever name --host gave
+    if allowed_hosts(bound) is None:
         print(f"listening on {host} (--host): anyone who can reach this address can see the set and add labels")
     print(f"open {url} in a browser (Ctrl-C stops)", flush=True)
-    server = uvicorn.Server(uvicorn.Config(create_app(session, local=s.host is None), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(session, bound=bound), log_level="warning"))
     server.run(sockets=[sock])
     return 0

@@ -14,16 +14,21 @@ import numpy as np
 
 from mineclip.evaluate.agreement import majority
 from mineclip.evaluate.estimate import estimate_f1
+from mineclip.data.video import DecodeLimits
 from mineclip.evaluate.trajectories import load_media
 from mineclip.tasks import ratings as task_ratings
 
 from .active import JudgeView, random_order
 from .items import LabelSet
-from .storage import LABEL_OF, LabelError, LabelStore, labeller_of
+from .storage import LABEL_OF, LabelError, LabelStore, NotFoundError, labeller_of
 
 ORDERS = ("judge", "set", "random")  # the judge's least sure first; as in the set; shuffled (unbiased)
-FRAME_CACHE = 12  # decoded trajectories kept in memory
-MAX_WIDTH = 512  # wider videos are shown scaled down
+FRAME_CACHE = 12  # decoded trajectories kept in memory, at most
+FRAME_CACHE_BYTES = 1 << 30  # and at most this many bytes of them (the latest one is always kept)
+MAX_WIDTH = 512  # wider videos are shown scaled down, as they are decoded
+# a trajectory over these is refused with the reason (422), before it can take the server's memory:
+# 4,000 frames (8 minutes at 8 fps), 4K frames, 512 MiB as shown (1,000 frames of 512x320), 2 minutes
+DISPLAY_LIMITS = DecodeLimits(max_frames=4000, max_pixels=3840 * 2160, max_bytes=512 << 20, timeout=120.0)
 
 
 @dataclass
@@ -39,8 +44,23 @@ class LabelSettings:
     negatives: str | None = None  # the judge's settings; None: the artifact's (mineclip.model.artifact.JudgeSettings)
     mode: str | None = None
     prompt: str | None = None  # for a folder of videos without NAME.txt prompts
-    ratings: str | None = None  # task ratings file (default: the task suite's)
+    ratings: str | None = None  # task ratings file (default: OUT.ratings.jsonl beside the labels)
     progress: bool = True
+
+
+def shown_size(frames: np.ndarray) -> np.ndarray:
+    """Frames [K, H, W, 3] as the page shows them: scaled to MAX_WIDTH where wider."""
+    if frames.shape[2] <= MAX_WIDTH:
+        return frames
+    from PIL import Image
+
+    h = max(1, round(frames.shape[1] * MAX_WIDTH / frames.shape[2]))
+    return np.stack([np.asarray(Image.fromarray(f).resize((MAX_WIDTH, h))) for f in frames])
+
+
+def ratings_path(labels: Path) -> Path:
+    """The task ratings file beside a labels file: OUT.jsonl -> OUT.ratings.jsonl."""
+    return labels.with_name(labels.stem + ".ratings.jsonl")
 
 
 class LabelSession:
@@ -49,8 +69,8 @@ class LabelSession:
     def __init__(self, label_set: LabelSet, store: LabelStore, judge: JudgeView | None = None,
                  ratings: str | Path | None = None, order: str | None = None):
         self.set, self.store, self.judge = label_set, store, judge
-        self.ratings_path = Path(ratings) if ratings else task_ratings.DEFAULT_RATINGS
-        self.ratings_any_task = ratings is not None  # the suite's file takes the suite's tasks only
+        # people's ratings are their data: beside their labels (never in the installed package)
+        self.ratings_path = Path(ratings) if ratings else ratings_path(store.out)
         self._frames: OrderedDict[int, np.ndarray] = OrderedDict()
         self._frames_lock = threading.Lock()
         ids = [it.id for it in label_set.items]
@@ -63,7 +83,7 @@ class LabelSession:
     # -- items ---------------------------------------------------------------------------------
     def item_index(self, index: int):
         if not 0 <= index < len(self.set.items):
-            raise KeyError(f"no item {index}: the set has {len(self.set.items)}")
+            raise NotFoundError(f"no item {index}: the set has {len(self.set.items)}")
         return self.set.items[index]
 
     def items_for(self, name: str | None) -> list[dict]:
@@ -85,21 +105,18 @@ class LabelSession:
                 "decision": mine[-1]["decision"] if mine else None, "history": [e["decision"] for e in mine]}
 
     def frames(self, index: int) -> np.ndarray:
-        """Decoded frames of an item (kept for the last few items), scaled to MAX_WIDTH at most."""
+        """Decoded frames of an item (kept for the last few items), scaled to MAX_WIDTH at most as
+        they are decoded; MediaError for an unreadable one or one over DISPLAY_LIMITS."""
         it = self.item_index(index)
         with self._frames_lock:
             if index in self._frames:
                 self._frames.move_to_end(index)
                 return self._frames[index]
-        frames = load_media(self.set.root / it.media)
-        if frames.shape[2] > MAX_WIDTH:
-            from PIL import Image
-
-            h = max(1, round(frames.shape[1] * MAX_WIDTH / frames.shape[2]))
-            frames = np.stack([np.asarray(Image.fromarray(f).resize((MAX_WIDTH, h))) for f in frames])
+        frames = load_media(self.set.root / it.media, DISPLAY_LIMITS, shown_size)
         with self._frames_lock:
             self._frames[index] = frames
-            while len(self._frames) > FRAME_CACHE:
+            while len(self._frames) > 1 and (len(self._frames) > FRAME_CACHE or
+                                             sum(f.nbytes for f in self._frames.values()) > FRAME_CACHE_BYTES):
                 self._frames.popitem(last=False)
         return frames
 
@@ -109,7 +126,7 @@ class LabelSession:
 
         frames = self.frames(index)
         if not 0 <= k < len(frames):
-            raise KeyError(f"no frame {k}: the trajectory has {len(frames)}")
+            raise NotFoundError(f"no frame {k}: the trajectory has {len(frames)}")
         buf = io.BytesIO()
         Image.fromarray(frames[k]).save(buf, format="PNG", compress_level=1)
         return buf.getvalue()
@@ -159,17 +176,6 @@ class LabelSession:
         return est.to_dict()
 
     # -- tasks and ratings ---------------------------------------------------------------------
-    def can_rate(self, task: str) -> bool:
-        if self.ratings_any_task:
-            return True
-        from mineclip.tasks.registry import get_task
-
-        try:
-            get_task(task)
-            return True
-        except KeyError:
-            return False
-
     def tasks(self, name: str | None) -> dict:
         """The tasks of the set with their counts, mean ratings and this person's latest rating."""
         rows = self.progress(name)["tasks"]
@@ -178,7 +184,6 @@ class LabelSession:
         for r in rows:
             mine = latest.get(r["task"], {}).get(name.strip()) if name else None
             r.update(rating=means.get(r["task"]), raters=len(latest.get(r["task"], {})),
-                     can_rate=self.can_rate(r["task"]),
                      my_rating={d: mine[d] for d in task_ratings.RATING_DIMENSIONS} if mine else None)
         return {"tasks": rows, "dimensions": list(task_ratings.RATING_DIMENSIONS),
                 "ratings_file": str(self.ratings_path)}
@@ -187,8 +192,9 @@ class LabelSession:
         """Append one person's difficulty rating of a task."""
         if task not in {it.task for it in self.set.items}:
             raise LabelError(f"unknown task {task!r}: not in this set")
-        if not self.can_rate(task):
-            raise LabelError(f"{task!r} is not a task of the suite: start `mineclip label` with --ratings FILE "
-                             "to rate tasks outside it")
         labeller_of(rater)  # the same name rules as labels
+        try:
+            scores = task_ratings.check_scores(scores)
+        except ValueError as e:  # a score out of range: refused, as a bad label is
+            raise LabelError(str(e)) from e
         return task_ratings.append_rating(self.ratings_path, task, rater.strip(), scores)

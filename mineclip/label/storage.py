@@ -4,7 +4,7 @@
   unsure, skip), with the trajectory id, `labeller` = `human:<name>`, the time and the browser tab;
   each line is one write on a file opened for appending, flushed and synced before the request
   returns, under an exclusive lock (so two tabs, two labellers or two servers on the same file
-  never interleave or lose a line). Nothing is ever removed from it.
+  never interleave or lose a line: `mineclip.journal`). Nothing is ever removed from it.
 - `OUT.jsonl`: the labelled trajectories in the format `eval.py` reads, one line per trajectory and
   person whose latest decision is success (1) or failure (0); rewritten from the whole history
   (temporary file, then an atomic rename) after every decision, so it is always complete. A later
@@ -13,16 +13,14 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import threading
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
+from mineclip.journal import append_to, locked
 from mineclip.tasks.ratings import now_iso
 
 from .items import Item, LabelSet
@@ -34,6 +32,10 @@ NAME_PATTERN = re.compile(r"^[\w][\w .@'-]{0,63}$")
 
 class LabelError(ValueError):
     """A label that cannot be stored (unknown trajectory, decision or labeller name)."""
+
+
+class NotFoundError(KeyError):
+    """An item, frame or chat the request names does not exist (the app answers 404)."""
 
 
 def history_path(out: Path) -> Path:
@@ -67,7 +69,7 @@ class LabelStore:
         self._entries: list[dict] = []
         self._stamp: tuple[int, int] | None = None
         self.broken_lines: list[int] = []
-        with self._lock, self._locked():
+        with self._lock, locked(self.history):
             self._reload()
             self._write_view()
 
@@ -83,24 +85,11 @@ class LabelStore:
         item = self.items[item_id]
         entry = {"id": item_id, "task_id": item.task, "decision": decision, "label": LABEL_OF.get(decision),
                  "labeller": labeller_of(name), "time": now_iso(), "client": client}
-        data = (json.dumps(entry) + "\n").encode("utf-8")
-        with self._lock, self._locked() as fd:
-            if os.fstat(fd).st_size and os.pread(fd, 1, os.fstat(fd).st_size - 1) != b"\n":
-                data = b"\n" + data  # a torn last line (a crash mid-write) stays one broken line
-            os.write(fd, data)
-            os.fsync(fd)
+        with self._lock, locked(self.history) as fd:
+            append_to(fd, entry)
             self._reload()
             self._write_view()
         return entry
-
-    @contextmanager
-    def _locked(self, shared: bool = False) -> Iterator[int]:
-        fd = os.open(self.history, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-            yield fd
-        finally:
-            os.close(fd)  # releases the lock
 
     def _reload(self) -> None:
         st = self.history.stat()
@@ -151,7 +140,7 @@ class LabelStore:
     # -- reading -------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Pick up lines other processes appended."""
-        with self._lock, self._locked(shared=True):
+        with self._lock, locked(self.history, shared=True):
             self._reload()
 
     def _latest(self) -> dict[str, dict[str, dict]]:

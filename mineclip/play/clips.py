@@ -10,6 +10,7 @@ mean F1 on 30 + 30 held-out trajectories per task fell from 0.95 / 0.85 to 0.90 
 from __future__ import annotations
 
 import os
+from contextlib import closing
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -19,7 +20,7 @@ from typing import Iterator
 import numpy as np
 
 from .narrate import narrate_episode
-from .record import run_episode, worker_pool
+from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
 from mineclip.tasks.registry import list_tasks
@@ -177,23 +178,18 @@ def make_clips(out_dir: str | os.PathLike, settings: ClipSettings | None = None,
     written = 0
     with ClipShardWriter(out_dir, prefix=settings.prefix, encoding=settings.encoding, fps=8,
                          settings=manifest_settings) as w, \
-            tqdm(total=settings.num_clips, desc="clips", disable=not progress) as bar:
-        pool = worker_pool(workers) if workers > 1 else None
-        try:
-            jobs = _jobs_until_enough(settings)
-            it = pool.imap(episode_clips, jobs, chunksize=4) if pool else map(episode_clips, jobs)
-            for clips in it:
-                for ext, payload, text, meta in clips:
-                    if written >= settings.num_clips:
-                        break
-                    w.write_encoded(ext, payload, text, meta)
-                    written += 1
-                    bar.update(1)
+            tqdm(total=settings.num_clips, desc="clips", disable=not progress) as bar, \
+            closing(play_map(episode_clips, _jobs_until_enough(settings), workers,
+                             name_of=lambda j: f"{j['task_id']} seed {j['seed']}")) as results:
+        # in order (shards that do not depend on timing); enough clips: the workers still playing are ended
+        for clips in results:
+            for ext, payload, text, meta in clips:
                 if written >= settings.num_clips:
                     break
-        finally:
-            if pool:
-                pool.terminate()
-                pool.join()
+                w.write_encoded(ext, payload, text, meta)
+                written += 1
+                bar.update(1)
+            if written >= settings.num_clips:
+                break
     manifest = w.manifest()
     return ClipsResult(str(Path(out_dir)), written, len(manifest["shards"]), manifest["urls"], time.time() - t0)

@@ -15,6 +15,7 @@ PE 0: it shows at most one pattern), creativity from the successful ones of `DEM
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from mineclip.tasks.proxies import (CREATIVITY_K, end_state, intricacy, lexical_
 from mineclip.tasks.registry import get_task, list_tasks
 from mineclip.tasks.world_seeds import world_seeds
 
-from .record import run_episode, worker_pool
+from .record import play_map, run_episode
 
 DEMONSTRATORS = (("scripted", 0.0), ("scripted_alt", 0.0), ("scripted", 0.1), ("scripted_alt", 0.25))
 EXTRA_DEMONSTRATORS = (("scripted", 0.25), ("scripted_alt", 0.5))
@@ -116,20 +117,11 @@ def _measure_job(job: tuple) -> tuple[str, dict]:
 def _pool_map(fn, jobs: list, workers: int, desc: str, progress: bool):
     from tqdm import tqdm
 
-    with tqdm(total=len(jobs), desc=desc, disable=not progress) as bar:
-        if workers <= 1:
-            for j in jobs:
-                yield fn(j)
-                bar.update(1)
-            return
-        pool = worker_pool(workers)
-        try:
-            for r in pool.imap_unordered(fn, jobs):
-                yield r
-                bar.update(1)
-        finally:
-            pool.close()
-            pool.join()
+    with tqdm(total=len(jobs), desc=desc, disable=not progress) as bar, \
+            closing(play_map(fn, jobs, workers, name_of=lambda j: str(j[0]), ordered=False, what="task")) as results:
+        for r in results:
+            yield r
+            bar.update(1)
 
 
 def measure(task_ids: list[str], episodes: int = 4, workers: int = 1, progress: bool = True) -> dict[str, dict]:
@@ -149,9 +141,11 @@ def novelty(task_ids: list[str], captions: str | Path, model: str | Path | None 
 
 
 def recompute(captions: str | Path, model: str | Path | None = None, task_ids: list[str] | None = None,
-              episodes: int = 4, workers: int = 1, path: Path | None = None, progress: bool = True) -> dict[str, dict]:
+              episodes: int = 4, workers: int = 1, path: Path | None = None, progress: bool = True,
+              ratings: str | Path | None = None) -> dict[str, dict]:
     """Measure tasks (default: every task of both catalogues; the others keep their cached raw scores),
-    compute novelty for all, calibrate over the atom tasks and their naive versions, write the cache."""
+    compute novelty for all, calibrate over the atom tasks and their naive versions (people's
+    `ratings` file, if given, over the proxies), write the cache."""
     tasks = list_tasks(catalogue="all")
     path = path or cache_path()
     cached = {t: s["raw"] for t, s in load_scores(path).items() if "raw" in s}
@@ -161,7 +155,7 @@ def recompute(captions: str | Path, model: str | Path | None = None, task_ids: l
     for t, v in novelty(list(raw), captions, model).items():
         raw[t]["novelty"] = v
     reference = [t.id for t in tasks if t.id in raw and is_reference(t)]
-    scores = scores_from_raw(raw, reference, human_ratings(tasks))
+    scores = scores_from_raw(raw, reference, human_ratings(tasks, ratings))
     path.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
     return scores
 

@@ -14,6 +14,7 @@ trajectory format `eval.py` reads (`mineclip.play.record`).
 from __future__ import annotations
 
 import json
+from contextlib import closing
 import os
 import time
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from mineclip.tasks.registry import get_task
 from mineclip.tasks.world_seeds import world_seeds
 
 from .agents import AGENTS
-from .record import FAILURE_AGENTS, FPS, run_episode, worker_pool
+from .record import FAILURE_AGENTS, FPS, play_map, remove_partial_videos, run_episode
 
 # Steps an evaluation episode goes on after success: one reward window of the paper's model (16
 # frames); the pipeline passes its own window length.
@@ -141,12 +142,14 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
     workers = min(workers or os.cpu_count() or 1, max(len(args), 1))
     counts = {}
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar:
-        pool = worker_pool(workers) if workers > 1 else None
+    from mineclip.pool import WorkerDiedError
+
+    # in task order, so that every run writes the same file (the tasks take unequal times)
+    results = play_map(_record_task, args, workers, name_of=lambda a: a[0], what="task")
+    with open(partial, "w") as f, tqdm(total=len(args), desc="evalset tasks", disable=not progress) as bar, \
+            closing(results):
         try:
-            # in task order, so that every run writes the same file (the tasks take unequal times)
-            it = pool.imap(_record_task, args) if pool else map(_record_task, args)
-            for recs in it:
+            for recs in results:
                 for r in recs:
                     f.write(json.dumps(r) + "\n")
                 if recs:
@@ -154,9 +157,8 @@ def record_evalset(out_dir: str | os.PathLike, settings: EvalsetSettings, worker
                     counts[recs[0]["task_id"]] = [labels.count(1), labels.count(0)] + (
                         [labels.count(None)] if None in labels else [])  # + unlabelled, for people to label
                 bar.update(1)
-        finally:
-            if pool:
-                pool.close()
-                pool.join()
+        except WorkerDiedError:
+            remove_partial_videos(out)
+            raise
     os.replace(partial, path)
     return EvalsetResult(str(path), counts, time.time() - t0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,35 +142,50 @@ def make_jobs(task_ids: list[str], agents: list[str], episodes: int, purpose: st
     return jobs
 
 
-def worker_pool(workers: int):
-    """A process pool for play (fork where the platform has it: workers inherit the loaded modules)."""
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    return ctx.Pool(workers)
+# fork where the platform has it: workers inherit the loaded modules
+PLAY_CONTEXT = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+
+
+def play_map(fn, jobs, workers: int, name_of=str, ordered: bool = True, what: str = "episode"):
+    """fn over jobs: in this process for one worker, else in a pool that fails fast when a worker
+    dies (`mineclip.pool.pool_map`: WorkerDiedError naming the jobs that were running)."""
+    if workers <= 1:
+        return (fn(job) for job in jobs)
+    from mineclip.pool import pool_map
+
+    return pool_map(fn, jobs, workers, name_of=name_of, ordered=ordered, context=PLAY_CONTEXT, what=what)
+
+
+def remove_partial_videos(out: Path) -> None:
+    """Videos a dead worker was writing (`write_mp4` writes NAME.part, then renames it)."""
+    for part in (out / "videos").glob("*.part"):
+        part.unlink(missing_ok=True)
 
 
 def record(jobs: list[dict], out_dir: str | os.PathLike, workers: int | None = None,
            jsonl_name: str = "trajectories.jsonl", progress: bool = True) -> Path:
-    """Run jobs in parallel processes; write videos/ and a JSON-lines file; return its path."""
+    """Run jobs in parallel processes; write videos/ and a JSON-lines file (a line per finished
+    episode); return its path. A worker that dies stops it with WorkerDiedError."""
     from tqdm import tqdm
+
+    from mineclip.pool import WorkerDiedError
 
     out = Path(out_dir)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     path = out / jsonl_name
     workers = workers or os.cpu_count() or 1
     jobs = [{**j, "out": str(out)} for j in jobs]
-    with open(path, "a") as f, tqdm(total=len(jobs), desc="record", disable=not progress) as bar:
-        results = map(_record_job, jobs) if workers == 1 else None
-        pool = worker_pool(workers) if workers > 1 else None
+    results = play_map(_record_job, jobs, workers, name_of=lambda j: j.get("episode_id") or j["task_id"],
+                       ordered=False)
+    with open(path, "a") as f, tqdm(total=len(jobs), desc="record", disable=not progress) as bar, closing(results):
         try:
-            it = pool.imap_unordered(_record_job, jobs) if pool else results
-            for rec in it:
+            for rec in results:
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
                 bar.update(1)
-        finally:
-            if pool:
-                pool.close()
-                pool.join()
+        except WorkerDiedError:
+            remove_partial_videos(out)
+            raise
     return path
 
 

@@ -80,7 +80,7 @@ def _cmd_difficulty(a) -> int:
         if a.model and model is None and a.model != DEFAULT_MODEL:
             raise FileNotFoundError(f"{a.model}: no trained artifact there")
         ids = [t.strip() for t in a.tasks.split(",")] if a.tasks else None
-        recompute(a.captions, model, task_ids=ids, episodes=a.episodes, workers=a.workers)
+        recompute(a.captions, model, task_ids=ids, episodes=a.episodes, workers=a.workers, ratings=a.ratings)
     scores = load_scores()
     ids = [t.id for t in list_tasks(catalogue=a.catalogue) if t.id in scores]
     if not ids:
@@ -212,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", help="comma-separated task ids to re-measure (default: every task)")
     s.add_argument("--episodes", type=int, default=4, help="demonstration worlds per demonstrator")
     s.add_argument("--workers", type=int, default=1, help="processes playing the demonstrations")
+    s.add_argument("--ratings", default=None, metavar="FILE",
+                   help="people's ratings (what `mineclip label` writes, e.g. OUT.ratings.jsonl) that replace the "
+                        "intricacy, creativity and novelty proxies of the tasks they rate, with --recompute")
     s.add_argument("--captions", default=DEFAULT_CAPTIONS, help="training shards whose captions novelty is measured from")
     s.add_argument("--model", default=DEFAULT_MODEL, help="trained artifact for the text space (else TF-IDF)")
     s.set_defaults(fn=_cmd_difficulty)

@@ -128,8 +128,8 @@ def scores_from_raw(raw: dict[str, dict], reference: list[str] | None = None,
 
 
 def human_ratings(tasks, path: Path | None = None) -> dict[str, dict]:
-    """Human ratings per task: the ratings file (`mineclip.tasks.ratings`, default
-    `suite/ratings.jsonl`), over a task's YAML `human:`."""
+    """Human ratings per task: a ratings file (`mineclip.tasks.ratings`, what `mineclip label`
+    writes beside its labels), over a task's YAML `human:`."""
     out = {t.id: dict(t.human) for t in tasks if t.human}
     try:
         from .ratings import load_ratings

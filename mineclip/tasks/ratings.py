@@ -1,12 +1,14 @@
 """Human difficulty ratings of tasks (MCU's intricacy, creativity and novelty, each 0-5).
 
-One JSON object per line, appended as people rate (`mineclip label`'s rating mode writes them):
+One JSON object per line, appended as people rate (`mineclip label`'s rating mode writes them,
+beside its labels: `OUT.ratings.jsonl`, or `--ratings FILE`; never into the installed package):
 
     {"task_id": "dig_tunnel", "rater": "ana", "time": "2024-05-01T10:00:00+00:00",
      "intricacy": 2, "creativity": 3, "novelty": 1}
 
 A rater's latest line for a task counts; a task's score on a dimension is the mean over raters.
-Earlier lines stay in the file (the history), and a broken line is skipped with a warning.
+Earlier lines stay in the file (the history), and a broken line is skipped with a warning. Lines are
+appended as the labels' history is (`mineclip.journal`: locked, synced, a torn last line kept apart).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 RATING_DIMENSIONS = ("intricacy", "creativity", "novelty")
-DEFAULT_RATINGS = Path(__file__).resolve().parent / "suite" / "ratings.jsonl"
 MAX_SCORE = 5.0
 
 
@@ -48,30 +49,30 @@ def check_scores(scores: dict) -> dict[str, float]:
     return out
 
 
-def append_rating(path: str | Path, task_id: str, rater: str, scores: dict, time: str | None = None) -> dict:
-    """Append one rater's scores for a task to `path` (flushed to disk); return the line written."""
+def append_rating(path: str | os.PathLike, task_id: str, rater: str, scores: dict, time: str | None = None) -> dict:
+    """Append one rater's scores for a task to `path` (locked, synced to disk); return the line written."""
+    from mineclip.journal import append_line
+
     if not isinstance(task_id, str) or not task_id:
         raise ValueError(f"expected a task id, got {task_id!r}")
     if not isinstance(rater, str) or not rater.strip():
         raise ValueError(f"expected a rater name, got {rater!r}")
     record = {"task_id": task_id, "rater": rater.strip(), "time": time or now_iso(), **check_scores(scores)}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record) + "\n"
-    with open(path, "a", encoding="utf-8") as f:  # one write per line: concurrent appenders do not interleave
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+    append_line(path, record)
     return record
 
 
-def read_rating_lines(path: str | Path | None = None) -> list[dict]:
-    """Every valid rating line of the file in order (broken lines skipped with a warning)."""
-    path = Path(path) if path is not None else DEFAULT_RATINGS
-    if not path.exists():
+def read_rating_lines(path: str | os.PathLike | None) -> list[dict]:
+    """Every valid rating line of the file in order (broken lines skipped with a warning; no file,
+    or None: no ratings)."""
+    from mineclip.journal import locked
+
+    if path is None or not Path(path).exists():
         return []
+    with locked(path, shared=True):  # not halfway through another process's line
+        text = Path(path).read_text(encoding="utf-8")
     records = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -86,7 +87,7 @@ def read_rating_lines(path: str | Path | None = None) -> list[dict]:
     return records
 
 
-def latest_ratings(path: str | Path | None = None) -> dict[str, dict[str, dict]]:
+def latest_ratings(path: str | os.PathLike | None) -> dict[str, dict[str, dict]]:
     """task id -> rater -> that rater's latest rating line (by time, then file order)."""
     out: dict[str, dict[str, dict]] = {}
     for d in read_rating_lines(path):
@@ -97,7 +98,7 @@ def latest_ratings(path: str | Path | None = None) -> dict[str, dict[str, dict]]
     return out
 
 
-def load_ratings(path: str | Path | None = None) -> dict[str, dict[str, float]]:
+def load_ratings(path: str | os.PathLike | None) -> dict[str, dict[str, float]]:
     """task id -> dimension -> mean score over raters (each rater's latest rating counts)."""
     out = {}
     for task_id, by_rater in latest_ratings(path).items():

@@ -120,3 +120,14 @@ def test_single_thread_mp4_is_repeatable_and_faithful(frames_like):
     decoded = decode_video(one)
     assert decoded.shape == frames.shape
     assert np.abs(decoded.astype(int) - frames.astype(int)).mean() < 3.0
+
+
+def test_a_writer_stopped_by_an_error_leaves_no_manifest_and_no_cut_shard_under_a_final_name(tmp_path, frames_like):
+    from mineclip.data.shards import ClipShardWriter
+
+    with pytest.raises(RuntimeError, match="a worker died"):
+        with ClipShardWriter(tmp_path, prefix="train", encoding="raw", max_shard_samples=2) as w:
+            for i in range(3):  # shard 0 finished (2 clips), shard 1 cut short after one
+                w.write(frames_like(4, 16, 16, seed=i), f"clip {i}", {"id": f"c{i}"})
+            raise RuntimeError("a worker died")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train-000000.tar"]  # whole; no manifest, no part

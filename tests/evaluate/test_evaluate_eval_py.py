@@ -139,7 +139,8 @@ def test_mineclip_eval_and_eval_py_share_one_command(capsys):
     with pytest.raises(SystemExit) as e:
         mineclip_main(["eval", "--help"])
     assert e.value.code == 0 and "--baseline" in capsys.readouterr().out
-    assert "from mineclip.evaluate.cli import main" in (ROOT / "eval.py").read_text()
+    script = (ROOT / "eval.py").read_text()  # through `mineclip`, so -v / -q work as for every command
+    assert "from mineclip.cli import main" in script and 'main(["eval", *sys.argv[1:]])' in script
 
 
 def test_eval_reads_the_task_suites_recorded_evalset(tmp_path):

@@ -2,6 +2,7 @@
 labels and ratings stored, and every malformed request a 4xx with a message that changes nothing."""
 
 import os
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -127,14 +128,20 @@ def test_ratings_are_appended_for_the_suite_to_read(client, session, tmp_path):
     assert (tmp_path / "ratings.jsonl").read_bytes() == before
 
 
-def test_the_suite_s_ratings_file_takes_only_suite_tasks(tmp_path, rng):
+def test_ratings_go_beside_the_labels_never_into_the_package_and_any_task_of_the_set_is_rated(tmp_path, rng):
+    import mineclip
     from mineclip.data.video import write_mp4
 
     write_mp4(tmp_path / "clips" / "a.mp4", rng.integers(0, 255, (3, 32, 48, 3), dtype="uint8"))
     s = read_set(tmp_path / "clips", prompt="build a house")
-    session = LabelSession(s, LabelStore(tmp_path / "labels.jsonl", s))  # ratings: the suite's own file
+    session = LabelSession(s, LabelStore(tmp_path / "people" / "labels.jsonl", s))  # no --ratings
     c = TestClient(create_app(session), base_url="http://127.0.0.1")
-    assert c.get("/api/tasks").json()["tasks"][0]["can_rate"] is False
     r = c.post("/api/ratings", json={"task_id": "build a house", "rater": "ana", "intricacy": 1, "creativity": 1,
                                      "novelty": 1})
-    assert r.status_code == 400 and "--ratings" in r.json()["detail"]
+    assert r.status_code == 200 and r.json()["tasks"]["tasks"][0]["raters"] == 1
+    assert session.ratings_path == tmp_path / "people" / "labels.ratings.jsonl"
+    assert load_ratings(session.ratings_path) == {"build a house": {"intricacy": 1.0, "creativity": 1.0,
+                                                                    "novelty": 1.0}}
+    package = Path(mineclip.__file__).resolve().parent
+    assert not list(package.rglob("*ratings*.jsonl"))
+    assert c.get("/api/tasks").json()["ratings_file"] == "<labels>/labels.ratings.jsonl"

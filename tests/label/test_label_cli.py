@@ -1,7 +1,11 @@
-"""`mineclip label`: the URL printed, --host said aloud, and bad input a one-line error that changes nothing."""
+"""`mineclip label`: the URL printed, another host name refused on a loopback address whatever --host
+says, and bad input a one-line error that changes nothing."""
 
 import socket
+import urllib.error
 import urllib.request
+
+import pytest
 
 from mineclip.cli import main as mineclip_main
 
@@ -15,8 +19,20 @@ def test_the_command_prints_its_url_and_says_when_it_listens_beyond_this_machine
         assert "labelling 8 trajectories" in "".join(lines)
         with urllib.request.urlopen(url + "api/progress") as r:
             assert r.status == 200
-    with label_server([str(fresh_set), "--labels", str(out), "--host", "127.0.0.1"]) as (proc, url, lines):
-        assert any("listening on 127.0.0.1 (--host)" in x for x in lines)
+
+def test_a_loopback_host_keeps_refusing_other_host_names(fresh_set, tmp_path):
+    # `--host 127.0.0.1` or `--host localhost` used to turn the DNS-rebinding check off: the check
+    # follows the address the socket listens on, not whether --host was given
+    for host in ("127.0.0.1", "localhost"):
+        with label_server([str(fresh_set), "--labels", str(tmp_path / "labels.jsonl"), "--host", host]) as (
+                proc, url, lines):
+            assert not any("(--host)" in x for x in lines)  # nothing beyond this machine to warn about
+            with urllib.request.urlopen(url + "api/progress") as r:
+                assert r.status == 200
+            rebound = urllib.request.Request(url + "api/progress", headers={"Host": "attacker.example"})
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(rebound)
+            assert e.value.code == 400, host
 
 
 def test_bad_input_is_a_one_line_error(fresh_set, tmp_path, capsys):

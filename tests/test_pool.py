@@ -1,0 +1,51 @@
+"""Process pools fail fast: a worker that dies stops the map at once with an error naming the jobs
+that were running, and no worker outlives the map (an error, or a consumer that stops early)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+
+import pytest
+
+from mineclip.pool import WorkerDiedError, pool_map
+
+
+def _double_or_die(job: int) -> int:
+    if job == 5:
+        os.kill(os.getpid(), signal.SIGKILL)  # what the OOM killer does
+    time.sleep(0.05)
+    return 2 * job
+
+
+def _quick_then_slow(job: int) -> int:
+    if job:
+        time.sleep(60)
+    return job
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_results_come_in_order_or_as_they_finish(ordered):
+    out = list(pool_map(_double_or_die, range(5), workers=2, ordered=ordered))
+    assert (out if ordered else sorted(out)) == [0, 2, 4, 6, 8]
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_a_worker_that_dies_stops_the_map_at_once_naming_the_running_jobs(ordered):
+    t0 = time.monotonic()
+    with pytest.raises(WorkerDiedError, match=r"a worker process died .* while running videos .*clip5\.mp4") as e:
+        list(pool_map(_double_or_die, range(40), workers=2, name_of=lambda j: f"clip{j}.mp4", ordered=ordered,
+                      what="video"))
+    assert time.monotonic() - t0 < 20  # multiprocessing.Pool waited here forever
+    assert 5 in e.value.jobs
+    assert multiprocessing.active_children() == []  # the other worker ended with it
+
+
+def test_a_consumer_that_stops_early_ends_the_workers_without_waiting_for_their_jobs():
+    t0 = time.monotonic()
+    results = pool_map(_quick_then_slow, range(6), workers=2)
+    assert next(results) == 0
+    results.close()  # what an error in the loop over the results, or a `break`, does
+    assert time.monotonic() - t0 < 20 and multiprocessing.active_children() == []
