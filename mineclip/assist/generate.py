@@ -3,7 +3,7 @@
 measures it on other wordings.
 
 Each template writes a sentence piece by piece; pieces that fill a slot become spans, so every
-pair's dictionary is exact by construction (`frame.assemble`) and valid (`schema.validate`).
+pair's dictionary is exact by construction (`semantic_frame.assemble`) and valid (`schema.validate`).
 A share of slot words are made-up words, so that the parser learns to carry words it never saw.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .frame import Frame, assemble
+from .semantic_frame import Frame, assemble
 from .lexicon import TEMPLATE_WORDS
 from .schema import validate
 from .tokens import tokenize

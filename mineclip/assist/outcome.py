@@ -10,7 +10,7 @@ from mineclip.tasks.oracles import longest_line
 from .executor import Snapshot
 from .intent import FIGHTS, Intent
 from .lexicon import CREATURES, display
-from .tasks import direction_vector
+from .jobs import direction_vector
 
 
 def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:

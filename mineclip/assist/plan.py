@@ -15,7 +15,7 @@ from .intent import FIGHTS, Intent
 from .navigate import face_path
 from .prereq import prerequisites
 from .sites import find_strip
-from .tasks import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
+from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
 
 if TYPE_CHECKING:
     from .executor import Executor

@@ -25,7 +25,7 @@ from .outcome import ground_truth, placed
 from .parser.infer import cached_parser, load_parser
 from .plan import make_task
 from .recording import Recorder
-from .tasks import DONE, Task
+from .jobs import DONE, Task
 from .view import render_view
 
 DEFAULT_STEPS = 600  # world steps a message may set going before the agent replies

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-from ..frame import CLASSES, Frame, assemble, spans_of
+from ..semantic_frame import CLASSES, Frame, assemble, spans_of
 from ..schema import SchemaError, check
 from ..tokens import tokenize
 from .model import Parser, ParserConfig

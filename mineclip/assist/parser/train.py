@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..frame import TAGS, flatten, tags_of
+from ..semantic_frame import TAGS, flatten, tags_of
 from ..generate import generate_pairs
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics

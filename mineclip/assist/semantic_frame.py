@@ -5,7 +5,7 @@
           spans={"LOC": (3, 3)})   <->   {"dialogue_type": "HUMAN_GIVE_COMMAND", "action": {...}}
 
 `flatten(assemble(f)) == f` for every frame that `assemble` accepts and `assemble(flatten(d)) == d`
-for every valid dictionary, which `tests/assist/test_assist_frame.py` checks on generated pairs.
+for every valid dictionary, which `tests/assist/test_assist_semantic_frame.py` checks on generated pairs.
 """
 
 from __future__ import annotations

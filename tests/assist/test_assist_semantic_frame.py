@@ -1,6 +1,6 @@
 import random
 
-from mineclip.assist.frame import CLASSES, Frame, assemble, flatten, spans_of, tags_of
+from mineclip.assist.semantic_frame import CLASSES, Frame, assemble, flatten, spans_of, tags_of
 from mineclip.assist.generate import TEMPLATES, generate_pair, generate_pairs
 from mineclip.assist.handwritten import load_handwritten
 
