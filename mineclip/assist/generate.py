@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .semantic_frame import Frame, assemble
 from .lexicon import TEMPLATE_WORDS
 from .schema import validate
+from .semantic_frame import Frame, assemble
 from .tokens import tokenize
 
 PREFIX = ["", "", "", "", "", "please", "can you", "could you", "would you", "hey", "hey bot", "ok", "okay", "now",

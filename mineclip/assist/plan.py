@@ -12,10 +12,10 @@ from mineclip.sim.state import DAY
 
 from . import lexicon as lx
 from .intent import FIGHTS, Intent
+from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
 from .navigate import face_path
 from .prereq import prerequisites
 from .sites import find_strip
-from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
 
 if TYPE_CHECKING:
     from .executor import Executor

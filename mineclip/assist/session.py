@@ -19,13 +19,13 @@ from mineclip.sim.env import CrafterEnv
 from .dialogue import DialogueManager, Handled
 from .executor import Executor, Snapshot
 from .intent import Intent
+from .jobs import DONE, Task
 from .judge import CommandJudge, intent_atoms
 from .memory import Memory
 from .outcome import ground_truth, placed
 from .parser.infer import cached_parser, load_parser
 from .plan import make_task
 from .recording import Recorder
-from .jobs import DONE, Task
 from .view import render_view
 
 DEFAULT_STEPS = 600  # world steps a message may set going before the agent replies

@@ -1,9 +1,9 @@
 from collections import Counter
 
-from mineclip.assist.semantic_frame import ACTION_TYPES, DIALOGUE_TYPES, flatten
 from mineclip.assist.generate import generate_pairs
 from mineclip.assist.handwritten import SPLITS, load_handwritten
 from mineclip.assist.lexicon import TEMPLATE_WORDS
+from mineclip.assist.semantic_frame import ACTION_TYPES, DIALOGUE_TYPES, flatten
 
 
 def test_generation_is_reproducible_and_varied():

@@ -1,8 +1,15 @@
 import random
 
-from mineclip.assist.semantic_frame import CLASSES, Frame, assemble, flatten, spans_of, tags_of
 from mineclip.assist.generate import TEMPLATES, generate_pair, generate_pairs
 from mineclip.assist.handwritten import load_handwritten
+from mineclip.assist.semantic_frame import (
+    CLASSES,
+    Frame,
+    assemble,
+    flatten,
+    spans_of,
+    tags_of,
+)
 
 
 def test_dictionaries_and_frames_map_both_ways_exactly():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 
-from ..semantic_frame import CLASSES, Frame, assemble, spans_of
 from ..schema import SchemaError, check
+from ..semantic_frame import CLASSES, Frame, assemble, spans_of
 from ..tokens import tokenize
 from .model import Parser, ParserConfig
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..semantic_frame import TAGS, flatten, tags_of
 from ..generate import generate_pairs
+from ..semantic_frame import TAGS, flatten, tags_of
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
