@@ -49,9 +49,6 @@ DIRECTION_WORDS = {"left": "LEFT", "west": "LEFT", "right": "RIGHT", "east": "RI
                    "back": "BACK", "backward": "BACK", "backwards": "BACK"}
 STEP_WORDS = {"step", "steps", "block", "blocks", "tile", "tiles", "space", "spaces", "unit", "units", "square",
               "squares", "pace", "paces", "meter", "meters", "feet", "foot"}
-SHAPE_WORDS = {"row": "ROW", "line": "ROW", "strip": "ROW", "wall": "WALL", "barrier": "WALL", "fence": "WALL",
-               "pillar": "PILLAR", "tower": "PILLAR", "column": "PILLAR", "house": "HOUSE", "hut": "HOUSE",
-               "shelter": "HOUSE", "bridge": "BRIDGE"}
 DIG_SHAPES = {"tunnel": "TUNNEL", "passage": "TUNNEL", "hole": "HOLE", "pit": "HOLE"}
 SIZE_KEYS = ("has_size_", "has_length_", "has_width_", "has_height_", "has_depth_")
 # the words before a command's verb ("bot, can you please go and ...")
@@ -242,9 +239,9 @@ class _Converter:
             return self._with({"action_type": "CRAFT", "recipe": {"has_name": whole}},
                               "repeat", self.count(repeat, schem.get("repeat"), aro.get("repeat")))
         out: dict = {}
-        head = lx.singular(self.words[name[1][1]]) if name else None
-        if head in SHAPE_WORDS:
-            out["has_shape"] = SHAPE_WORDS[head]
+        shape = lx.shape_of(self.words[name[1][1]]) if name else None
+        if shape:
+            out["has_shape"] = shape
             if block is not None and not _overlaps(block, name):
                 out["has_block_type"] = block
         elif whole is not None and lx.placeable_of(self.text_of(whole)) is not None:

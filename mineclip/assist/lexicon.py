@@ -37,6 +37,9 @@ ITEM_WORDS = {"wood": ("wood", "log", "timber", "lumber", "plank"), "sapling": (
 PLACE_WORDS = {"stone": ("stone", "rock", "cobblestone", "cobble", "block", "brick"),
                "table": KIND_WORDS["table"], "furnace": KIND_WORDS["furnace"],
                "plant": ("sapling", "plant", "tree", "seed", "seedling", "bush")}
+# a shape of blocks (the schema's has_shape) -> the words that name it
+SHAPE_WORDS = {"ROW": ("row", "line", "strip"), "WALL": ("wall", "barrier", "fence"),
+               "PILLAR": ("pillar", "tower", "column"), "HOUSE": ("house", "hut", "shelter"), "BRIDGE": ("bridge",)}
 TOOLS = ("pickaxe", "sword")
 TOOL_WORDS = {"pickaxe": ("pickaxe", "pick", "pickax", "axe"), "sword": ("sword", "blade")}
 TOOL_MATERIALS = {"wood": ("wood", "wooden", "oak"), "stone": ("stone", "rock", "cobblestone", "cobble"),
@@ -121,6 +124,13 @@ def tool_of(text: str) -> str | None:
         return None
     material = next((m for m, names in TOOL_MATERIALS.items() if any(w in names for w in words)), "wood")
     return f"{material}_{tool}"
+
+
+def shape_of(text: str) -> str | None:
+    """The shape a phrase's head noun names ('a stone wall' -> 'WALL', 'towers' -> 'PILLAR'), or None."""
+    words = text.lower().split()
+    head = singular(words[-1]) if words else ""
+    return next((shape for shape, names in SHAPE_WORDS.items() if head in names), None)
 
 
 def number_of(text: str) -> int | None:

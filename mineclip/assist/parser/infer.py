@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 from ..schema import SchemaError, check
-from ..semantic_frame import CLASSES, Frame, assemble, spans_of
+from ..semantic_frame import CLASSES, TAGS, Frame, assemble, spans_of
 from ..tokens import tokenize
 from .model import Parser, ParserConfig
 
@@ -111,8 +111,12 @@ def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
                                 "train one with `mineclip assist train-parser --out DIR`")
     meta = json.loads((d / CONFIG).read_text())
     config = ParserConfig.from_dict(meta["config"])
-    if {k: list(v) for k, v in CLASSES.items()} != config.classes:
-        raise SchemaError(f"the parser in {d} was trained for other dictionary fields; retrain it")
+    # a parser of an older schema (fewer fields or values) still loads: the fields it lacks read as NONE
+    unknown = {f"{k}={v}" for k, vs in config.classes.items() for v in vs if v not in CLASSES.get(k, ())}
+    unknown |= set(config.tags) - set(TAGS)
+    if unknown:
+        raise SchemaError(f"the parser in {d} predicts {sorted(unknown)[:5]}, which this schema has no field for; "
+                          "retrain it")
     net = Parser(config)
     net.load_state_dict(load_file(str(d / WEIGHTS)))
     return LoadedParser(net, meta.get("info", {}))

@@ -1,5 +1,7 @@
-"""Training the parser on generated pairs only (the hand-written set is never trained on), and
-measuring it on a held-out generated split and on the hand-written set."""
+"""Training the parser on generated pairs and the crowd's train split, as CraftAssist trained on
+generations and prompts (the hand-written set and the crowd's validation and test splits are never
+trained on), and measuring it on held-out generated pairs, the crowd's validation split and the
+hand-written set."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from ..crowd import load_crowd
 from ..generate import generate_pairs
 from ..semantic_frame import TAGS, flatten, tags_of
 from .infer import LoadedParser, save_parser
@@ -25,6 +28,7 @@ class ParserTraining:
     """What `train_parser` does; the defaults train the packaged parser (~2-3 CPU minutes)."""
 
     examples: int = 20_000  # generated training pairs
+    crowd_repeat: int = 3  # passes over the crowd's train split per pass over the generated pairs (0: none)
     test_examples: int = 2_000  # generated pairs of another seed, those seen in training removed
     epochs: int = 5
     batch_size: int = 64
@@ -81,7 +85,8 @@ def held_out_generated(n: int, seed: int, oov: float, seen: set[str]) -> list[di
 
 def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = None,
                  handwritten: list[dict] | None = None) -> tuple[LoadedParser, dict]:
-    """Train a parser on generated pairs; return it and its metrics (saved to `out_dir` if given)."""
+    """Train a parser on generated pairs and the crowd's train split; return it and its metrics (saved to
+    `out_dir` if given)."""
     from tqdm import tqdm
 
     s = settings
@@ -90,10 +95,13 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
     torch.set_num_threads(s.threads)
     try:
         start = time.time()
-        pairs = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
-        seen = {p["text"].lower().rstrip(".!?") for p in pairs}
+        generated = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
+        seen = {p["text"].lower().rstrip(".!?") for p in generated}
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
-        config = ParserConfig(vocab=build_vocab(pairs, s.min_count), dim=s.dim, hidden=s.hidden, tags=list(TAGS))
+        crowd = load_crowd("train") if s.crowd_repeat > 0 else []
+        pairs = generated + crowd * s.crowd_repeat
+        config = ParserConfig(vocab=build_vocab(generated + crowd, s.min_count), dim=s.dim, hidden=s.hidden,
+                              tags=list(TAGS))
         net = Parser(config)
         labels = [_labels(net, p) for p in pairs]
         opt = torch.optim.AdamW(net.parameters(), lr=s.lr, weight_decay=1e-4)
@@ -126,13 +134,16 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
         bar.close()
         train_seconds = time.time() - start
         parser = LoadedParser(net.eval())
-        metrics = {"generated_test": evaluate_parser(parser, test)}
+        metrics = {"generated_test": evaluate_parser(parser, test),
+                   "crowd_validation": evaluate_parser(parser, load_crowd("validation"))}
         if handwritten:
             metrics["handwritten"] = evaluate_parser(parser, handwritten)
         info = {"settings": asdict(s), "train_seconds": round(train_seconds, 1), "steps": steps,
+                "pairs": {"generated": len(generated), "crowd_train": len(crowd)},
                 "first_loss": losses[0] if losses else None, "last_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
                 "parameters": sum(p.numel() for p in net.parameters()),
-                "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()}}
+                "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()},
+                "kind_accuracy": {k: round(v["kind_accuracy"], 4) for k, v in metrics.items()}}
         parser.info = info
         if out_dir is not None:
             save_parser(net, out_dir, info)
