@@ -104,6 +104,8 @@ class AssistSession:
         if handled.intent is not None:
             cmd = self._start(handled)
             steps = self.ex.run(self.max_steps)
+        elif handled.resume:
+            steps = self.ex.run(self.max_steps)
         run_ms = (time.perf_counter() - t_run) * 1000
         out = self._result(text, handled, cmd, steps, t0, self.done[first_done:], run_ms)
         if handled.dialogue_type is not None:
@@ -188,6 +190,9 @@ class AssistSession:
             else:
                 success, truth, judge = cmd.result["success"], cmd.result["ground_truth"], cmd.result["judge"]
                 reply = self._report(cmd)
+        if handled.resume and self.open:
+            pending = True
+            reply += f" Still working on it ({steps} steps so far)."
         others = [c for c in finished if c is not cmd]
         if others:
             reply += " Also: " + " ".join(self._report(c) for c in others)
