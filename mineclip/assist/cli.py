@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an exported artifact (`mineclip export`) for the judge and 'what do you see' "
                         "(default: no judge)")
     p.add_argument("--judge-threshold", type=float, default=None,
-                   help="the judge's verdict threshold (default: the one calibrated for the model, else 0)")
+                   help="the threshold the judge's score is read against (default: the one calibrated for the "
+                        "model, else 0)")
     p.add_argument("--parser", default=None, metavar="DIR", help="a parser artifact (default: the packaged one)")
     p.add_argument("--max-steps", type=int, default=600, help="world steps one message may set going")
     p.add_argument("--json", action="store_true", help="print one JSON object (with --command)")

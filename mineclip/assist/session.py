@@ -3,7 +3,7 @@ what happened out. The library API under `mineclip assist` (and a chat page):
 
     session = AssistSession(world_seed=1000, model="runs/default/artifact")
     out = session.send("place a stone next to the tree")
-    out["reply"], out["success"], out["judge"]["verdict"], out["tasks"], out["steps"]
+    out["reply"], out["success"], out["judge"]["score"], out["tasks"], out["steps"]
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Command:
 
 
 def _no_judge(reason: str) -> dict:
-    return {"score": None, "verdict": None, "skipped": reason}
+    return {"score": None, "skipped": reason}
 
 
 class AssistSession:
@@ -168,7 +168,7 @@ class AssistSession:
             return _no_judge("no model given (--model ARTIFACT)"), frames
         if frames is None:
             return _no_judge("the command took no steps: no frames to judge"), frames
-        return self.judge.judge(cmd.text, frames, intent_atoms(cmd.intent)).to_dict(), frames
+        return self.judge.score_command(cmd.text, frames, intent_atoms(cmd.intent)).to_dict(), frames
 
     # -- replies ---------------------------------------------------------------------------------------
     def _result(self, text: str, handled: Handled, cmd: Command | None, steps: int, t0: float,
@@ -223,9 +223,8 @@ class AssistSession:
         else:
             text = f"{lead}I couldn't {t.label}: {t.reason or why}."
         j = r["judge"]
-        if j.get("verdict") is not None:
-            text += (" The model agrees" if j["verdict"] else " The model is not convinced") + \
-                f" (score {j['score']:.3g}, threshold {j['threshold']:.3g})."
+        if j.get("score") is not None:  # a score beside the ground truth, not a verdict (judge.HELD_OUT)
+            text += f" The model's score: {j['score']:.3g} (threshold {j['threshold']:.3g}; a score, not a verdict)."
         return text
 
     # -- the session -------------------------------------------------------------------------------------
