@@ -1,6 +1,13 @@
 import pytest
 
-from mineclip.assist.craftassist import KINDS, ConversionError, align, convert, detokenize, question_type
+from mineclip.assist.craftassist import (
+    KINDS,
+    ConversionError,
+    align,
+    convert,
+    detokenize,
+    question_type,
+)
 from mineclip.assist.tokens import span_text, tokenize
 
 CMD = "HUMAN_GIVE_COMMAND"

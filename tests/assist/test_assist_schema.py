@@ -92,8 +92,8 @@ def test_a_keyword_the_hand_written_validator_ignored_is_enforced():
 
     strict = Draft202012Validator({"type": "array", "uniqueItems": True, "maxItems": 3})
     assert not strict.is_valid([1, 1])
-    assert check({"dialogue_type": "NOOP", "extra": 1}) == ["the dictionary: unexpected key 'extra' (allowed: "
-                                                            "['dialogue_type'])"]
+    assert check({"dialogue_type": "NOOP", "extra": 1}) == [("the dictionary: unexpected key 'extra' (allowed: "
+                                                            "['dialogue_type'])")]
 
 
 def test_requests_crafter_cannot_serve_are_valid_dictionaries_of_what_they_ask():
