@@ -83,6 +83,14 @@ def held_out_generated(n: int, seed: int, oov: float, seen: set[str]) -> list[di
     return out[:n]
 
 
+def training_pairs(s: ParserTraining) -> tuple[list[dict], list[dict], list[dict]]:
+    """(generated pairs, the crowd's train split, what one epoch passes over: the generated pairs and
+    `crowd_repeat` passes over the crowd's)."""
+    generated = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
+    crowd = load_crowd("train") if s.crowd_repeat > 0 else []
+    return generated, crowd, generated + crowd * s.crowd_repeat
+
+
 def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = None,
                  handwritten: list[dict] | None = None) -> tuple[LoadedParser, dict]:
     """Train a parser on generated pairs and the crowd's train split; return it and its metrics (saved to
@@ -95,11 +103,9 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
     torch.set_num_threads(s.threads)
     try:
         start = time.time()
-        generated = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
+        generated, crowd, pairs = training_pairs(s)
         seen = {p["text"].lower().rstrip(".!?") for p in generated}
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
-        crowd = load_crowd("train") if s.crowd_repeat > 0 else []
-        pairs = generated + crowd * s.crowd_repeat
         config = ParserConfig(vocab=build_vocab(generated + crowd, s.min_count), dim=s.dim, hidden=s.hidden,
                               tags=list(TAGS))
         net = Parser(config)
