@@ -37,11 +37,13 @@ import numpy as np
 
 def parser_section() -> dict:
     from mineclip.assist.benchmark import (
+        annotator_agreement,
         goals_met,
         load_baseline,
         measure_parser,
         parser_table,
     )
+    from mineclip.assist.crowd import load_crowd
     from mineclip.assist.generate import generate_pairs
     from mineclip.assist.handwritten import load_handwritten
     from mineclip.assist.parser.infer import load_parser, read_parser_info
@@ -60,12 +62,16 @@ def parser_section() -> dict:
     before = load_baseline()
     print(f"parser, {date.today()} (before: the packaged parser of {before['measured']}, generated pairs only):")
     print("\n".join(parser_table(measured, before)))
+    agree = annotator_agreement(load_crowd(None))
+    print(f"two crowd annotations of the same words agree (the {agree['groups']} commands written more than once): "
+          f"kind {agree['kind']:.3f}, exact {agree['exact']:.3f}, reference span {agree['reference_span']:.3f} "
+          f"(of {agree['reference_groups']})")
     goals = goals_met(measured)
     print("goals: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in goals.items())
           + f"; {parse_ms:.1f} ms per message")
     keep = ("n", "exact_match", "kind_accuracy", "reference_span", "reference_n", "fields")
     return {"sets": {k: {f: v[f] for f in keep} for k, v in measured.items()}, "before": before["sets"],
-            "goals": goals, "parse_ms": parse_ms}
+            "goals": goals, "annotator_agreement": agree, "parse_ms": parse_ms}
 
 
 def main() -> None:

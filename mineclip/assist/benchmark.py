@@ -43,6 +43,23 @@ def load_baseline() -> dict:
     return json.loads(resources.files("mineclip.assist.parser").joinpath("baseline.json").read_text())
 
 
+def annotator_agreement(pairs: list[dict]) -> dict:
+    """How often two crowd annotations of the same words agree (the commands written, and so annotated,
+    more than once): kind, whole dictionary, reference spans; the ceiling a parser is measured under."""
+    from .parser.metrics import kind_of, reference_spans
+
+    groups: dict[str, list[dict]] = {}
+    for p in pairs:
+        groups.setdefault(" ".join(p["words"]), []).append(p["action_dict"])
+    multi = [g for g in groups.values() if len(g) > 1]
+    with_refs = [g for g in multi if reference_spans(g[0])]
+    same = lambda g, f: len({repr(f(d)) for d in g}) == 1
+    return {"groups": len(multi), "kind": sum(same(g, kind_of) for g in multi) / max(1, len(multi)),
+            "exact": sum(same(g, lambda d: d) for g in multi) / max(1, len(multi)),
+            "reference_span": sum(same(g, reference_spans) for g in with_refs) / max(1, len(with_refs)),
+            "reference_groups": len(with_refs)}
+
+
 def goals_met(measured: dict[str, dict]) -> dict[str, bool]:
     """{"set: figure >= goal": met} for the goals whose set was measured."""
     return {f"{name}: {fig} >= {goal}": measured[name][fig] >= goal

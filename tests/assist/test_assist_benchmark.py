@@ -1,5 +1,6 @@
 from mineclip.assist.benchmark import (
     PARSER_GOALS,
+    annotator_agreement,
     evaluation_sets,
     goals_met,
     judge_agreement,
@@ -32,3 +33,15 @@ def test_the_judges_agreement_is_set_beside_the_commoner_label():
     m = judge_agreement(pairs, threshold=0.5)
     assert m["majority_agreement"] == 4 / 6 and m["agreement"] == 4 / 6 and m["auc"] == 1.0
     assert m["own_n"] == 2 and m["own_agreement"] == 1.0
+
+
+def test_annotators_agreement_is_measured_on_commands_written_twice():
+    a = {"dialogue_type": "HUMAN_GIVE_COMMAND", "action": {"action_type": "DESTROY",
+                                                           "reference_object": {"has_name": [0, [1, 1]]}}}
+    b = {"dialogue_type": "HUMAN_GIVE_COMMAND", "action": {"action_type": "DESTROY",
+                                                           "reference_object": {"has_name": [0, [1, 2]]}}}
+    pairs = [{"words": ["destroy", "red", "house"], "action_dict": d} for d in (a, b)]
+    pairs += [{"words": ["stop"], "action_dict": {"dialogue_type": "NOOP"}}] * 2 + [{"words": ["go"], "action_dict": a}]
+    m = annotator_agreement(pairs)
+    assert m["groups"] == 2 and m["kind"] == 1.0 and m["exact"] == 0.5
+    assert m["reference_span"] == 0.0 and m["reference_groups"] == 1
