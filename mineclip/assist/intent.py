@@ -328,7 +328,7 @@ def _build(a: dict, words: list[str], ex: Executor, intent: Intent) -> Intent | 
     if not text:
         return Refusal(f"Build what? {PLACEABLE}.")
     block = lx.placeable_of(text)
-    if block is None:
+    if block is None or lx.names_other(text, block):  # "a diamond block" is no stone block
         return Refusal(f"I can't place {text}: {PLACEABLE}.")
     size = _count(words, schem.get("has_size"), default=1 if shape == "BLOCK" else 4)
     if shape == "BRIDGE":

@@ -39,6 +39,8 @@ def session():
                                           "location": {"location_type": "REFERENCE_OBJECT", "relative_direction": "ABOVE",
                                                        "reference_object": {"has_name": [0, [6, 6]]}}},
      "not on top of it"),
+    ("place a diamond block", {"action_type": "BUILD", "schematic": {"has_block_type": [0, [2, 3]],
+                                                                     "has_shape": "BLOCK"}}, "can't place diamond block"),
     ("resume", {"action_type": "RESUME"}, "nothing to resume"),
     ("destroy", {"action_type": "DESTROY"}, "break what"),
     ("fill it", {"action_type": "FILL"}, "fill what"),
