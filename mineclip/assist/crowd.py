@@ -23,6 +23,9 @@ FOLDER = "craftassist"
 FILES = ("freegen_04_12.results.txt", "mturk_free_generations_02_14.results.txt",
          "mturk_free_generations_2.results.txt")
 SPLITS = ("train", "validation", "test")
+# 2019 kinds whose annotation has no arguments although the command names things ("where is the cave"):
+# their spans are unknown, not empty, so the parser's tagger does not train on them
+UNANNOTATED_SPANS = ("Answer",)
 
 
 def split_of(text: str) -> str:
@@ -52,15 +55,16 @@ def _all() -> tuple[dict, ...]:
     for name in FILES:
         for i, (crowd_text, d) in enumerate(read_results(folder.joinpath(name).read_text(encoding="utf-8"))):
             c = convert(d, crowd_text)
+            kind = kind_of_2019(d)
             out.append({"id": f"{name.split('.')[0]}:{i}", "file": name, "split": split_of(c.text), "text": c.text,
                         "words": c.words, "action_dict": c.action_dict, "crowd_text": crowd_text,
-                        "craftassist": d, "craftassist_kind": kind_of_2019(d)})
+                        "craftassist": d, "craftassist_kind": kind, "spans_known": kind not in UNANNOTATED_SPANS})
     return tuple(out)
 
 
 def load_crowd(split: str | None = "test") -> list[dict]:
     """Crowd pairs {"id", "file", "split", "text", "words", "action_dict", "crowd_text", "craftassist",
-    "craftassist_kind"} of a split (None: all), in file order."""
+    "craftassist_kind", "spans_known"} of a split (None: all), in file order."""
     if split is not None and split not in SPLITS:
         raise ValueError(f"expected a split in {SPLITS} or None, got {split!r}")
     return [dict(p) for p in _all() if split is None or p["split"] == split]

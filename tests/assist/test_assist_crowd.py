@@ -13,6 +13,7 @@ def test_every_crowd_command_converts_to_a_valid_dictionary():
     assert {p["craftassist_kind"] for p in pairs} == set(KINDS)
     for p in pairs:
         assert check(p["action_dict"], len(p["words"])) == [], p["crowd_text"]
+        assert p["spans_known"] == (p["craftassist_kind"] != "Answer")  # a 2019 Answer marks no words
 
 
 def test_the_split_is_fixed_by_the_words_alone():

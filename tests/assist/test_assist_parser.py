@@ -1,5 +1,6 @@
 import pytest
 
+from mineclip.assist.crowd import load_crowd
 from mineclip.assist.generate import generate_pairs
 from mineclip.assist.handwritten import load_handwritten
 from mineclip.assist.parser.infer import (
@@ -83,6 +84,17 @@ def test_training_pairs_are_generated_plus_the_crowds_train_split_only():
     assert len(generated) == 200 and len(crowd) == 3633 and len(pairs) == 200 + 2 * 3633
     assert {p["split"] for p in crowd} == {"train"}
     assert training_pairs(ParserTraining(examples=200, crowd_repeat=0))[1] == []
+
+
+def test_spans_no_one_annotated_teach_the_tagger_nothing():
+    from mineclip.assist.parser.train import _labels
+
+    net = Parser(ParserConfig(vocab=["<pad>", "<unk>"]))
+    question = next(p for p in load_crowd("train") if p["craftassist_kind"] == "Answer")
+    tags, classes = _labels(net, question)
+    assert set(tags) == {-100} and classes["dialogue_type"] == net.config.classes["dialogue_type"].index("GET_MEMORY")
+    build = next(p for p in load_crowd("train") if p["craftassist_kind"] == "Build")
+    assert -100 not in _labels(net, build)[0]
 
 
 def _probs(classes, **best):

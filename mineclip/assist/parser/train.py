@@ -30,7 +30,7 @@ class ParserTraining:
     examples: int = 20_000  # generated training pairs
     crowd_repeat: int = 3  # passes over the crowd's train split per pass over the generated pairs (0: none)
     test_examples: int = 2_000  # generated pairs of another seed, those seen in training removed
-    epochs: int = 5
+    epochs: int = 8
     batch_size: int = 64
     lr: float = 2e-3
     seed: int = 0
@@ -54,6 +54,8 @@ def _labels(parser: Parser, pair: dict) -> tuple[list[int], dict[str, int]]:
     frame = flatten(pair["action_dict"])
     tag_index = {tag: i for i, tag in enumerate(parser.config.tags)}
     tags = [tag_index[t] for t in tags_of(frame.spans, len(pair["words"]))]
+    if not pair.get("spans_known", True):  # spans no one annotated: the tagger learns nothing from them
+        tags = [-100] * len(tags)
     return tags, {k: v.index(frame.get(k)) for k, v in parser.config.classes.items()}
 
 
