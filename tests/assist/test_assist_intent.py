@@ -2,7 +2,7 @@
 dictionary of what was asked: never carried out as something else."""
 
 import pytest
-from helpers.assist import memory_fingerprint
+from helpers.assist import memory_fingerprint, world_fingerprint
 
 from mineclip.assist.answers import answer_question, remember
 from mineclip.assist.intent import CAN_DO, Intent, Refusal, interpret
@@ -67,3 +67,32 @@ def test_questions_and_names_beyond_memory_get_a_plain_answer(session):
                                             tokenize("call that tree bob"), session.ex)
     assert "call it what" in remember({"memory_type": "NAME"}, tokenize("tag this"), session.ex).lower()
     assert memory_fingerprint(session) == before
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("build a house", "can't build a house"),
+    ("build me a boat", "can't build a boat"),
+    ("spawn a pig", "appear"),
+    ("order a pizza", "I can go to things"),
+    ("answer the door", "I can go to things"),
+    ("come here", "can't see you"),
+])
+def test_crowd_style_requests_are_parsed_as_asked_and_refused_end_to_end(text, phrase):
+    s = AssistSession(1000)
+    world, memory = world_fingerprint(s), memory_fingerprint(s)
+    out = s.send(text)
+    assert phrase.lower() in out["reply"].lower(), (out["reply"], out["action_dict"])
+    assert out["steps"] == 0 and out["tasks"] == [] and out["success"] is False
+    assert world_fingerprint(s) == world and memory_fingerprint(s) == memory
+
+
+def test_resume_carries_on_with_an_interrupted_command():
+    s = AssistSession(1000, max_steps=10)
+    first = s.send("keep chopping trees until it is night")
+    assert first["pending"] and first["steps"] == 10
+    before = s.ex.total_steps
+    out = s.send("resume")
+    assert out["action_dict"]["action"]["action_type"] == "RESUME" and out["steps"] == 10
+    assert s.ex.total_steps == before + 10 and out["pending"] and out["reply"].startswith("Carrying on")
+    s.send("stop")
+    assert "nothing to resume" in s.send("resume")["reply"]
