@@ -34,6 +34,9 @@ def answer_question(filters: dict, words: list[str], ex: Executor, judge: Comman
                     current: str | None) -> str:
     """The reply to a GET_MEMORY dictionary."""
     kind = filters["memory_type"]
+    if kind == "OTHER":
+        return ("I can't answer that from what I know in this world. I can tell you what I have, what I see, where "
+                "things and named places are, what I'm doing and how I feel.")
     ref = filters.get("reference_object", {}).get("has_name")
     text = span_text(words, ref) if ref else ""
     inv = ex.state.inventory
@@ -93,7 +96,13 @@ def _facing_word(f: tuple[int, int]) -> str:
 def remember(upsert: dict, words: list[str], ex: Executor) -> str:
     """Do what a PUT_MEMORY dictionary says (name this spot; feedback on the last task); the reply."""
     if upsert["memory_type"] == "NAME":
+        if "has_name" not in upsert:
+            return "Call it what? Say, for example, 'call this spot home'."
         name = span_text(words, upsert["has_name"])
+        if "reference_object" in upsert:
+            thing = span_text(words, upsert["reference_object"]["has_name"])
+            return (f"I can only name the spot I'm standing on, not the {thing}: take me there and say 'call this "
+                    f"spot {name}'.")
         if lx.kind_of(name) is not None and lx.kind_of(name) not in ("path",):
             return f"'{name}' is already the name of a kind of thing; pick another name for this spot."
         ex.memory.name_place(name, ex.pos, ex.total_steps)

@@ -47,8 +47,8 @@ def script(session: AssistSession, texts: list[str]) -> dict:
 def _print_turn(out: dict, stdout: TextIO) -> None:
     print(f"bot: {out['reply']}", file=stdout)
     if out["tasks"]:
-        judge = out["judge"].get("verdict", None)
-        judge = out["judge"].get("skipped") if judge is None else judge
+        score = out["judge"].get("score")
+        judge = out["judge"].get("skipped") if score is None else f"score {score:.3g}"
         print(f"     [{out['steps']} steps, ground truth: {out['success']}, judge: {judge}]", file=stdout)
 
 

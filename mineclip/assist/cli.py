@@ -3,12 +3,15 @@
     mineclip assist                                   interactive chat in the terminal
     mineclip assist --command "chop a tree" --world-seed 1000 --json     scripted, one JSON object
     mineclip assist train-parser [--out DIR]          retrain the parser (the packaged one by default)
+    mineclip assist parse [FILE]                      messages in (one per line), action dictionaries out
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an exported artifact (`mineclip export`) for the judge and 'what do you see' "
                         "(default: no judge)")
     p.add_argument("--judge-threshold", type=float, default=None,
-                   help="the judge's verdict threshold (default: the one calibrated for the model, else 0)")
+                   help="the threshold the judge's score is read against (default: the one calibrated for the "
+                        "model, else 0)")
     p.add_argument("--parser", default=None, metavar="DIR", help="a parser artifact (default: the packaged one)")
     p.add_argument("--max-steps", type=int, default=600, help="world steps one message may set going")
     p.add_argument("--json", action="store_true", help="print one JSON object (with --command)")
@@ -31,18 +35,54 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write each carried-out command as a labelled trajectory (DIR/trajectories.jsonl + "
                         "videos/, what `mineclip eval` reads)")
     p.add_argument("--video", default=None, metavar="PATH", help="save the whole session as an mp4")
-    sub = p.add_subparsers(dest="action", metavar="{train-parser}",
-                           help="train-parser: retrain the semantic parser (without it: chat)")
+    sub = p.add_subparsers(dest="action", metavar="{train-parser,parse}",
+                           help="train-parser: retrain the semantic parser; parse: messages to action dictionaries, "
+                                "no world (without either: chat)")
     d = ParserTraining()
     t = sub.add_parser("train-parser", help="retrain the semantic parser",
-                       description="Train the semantic parser on generated pairs (never on the hand-written set, "
-                                   "which it is measured on).")
+                       description="Train the semantic parser on generated pairs and the crowd's train split (never "
+                                   "on the hand-written set or the crowd's validation and test splits, which it is "
+                                   "measured on).")
     t.add_argument("--out", default=None, help="artifact folder (default: the packaged parser)")
     t.add_argument("--examples", type=int, default=d.examples, help="generated training pairs")
+    t.add_argument("--crowd-repeat", type=int, default=d.crowd_repeat,
+                   help="passes over the crowd's train split per pass over the generated pairs (0: generated only)")
     t.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training pairs")
     t.add_argument("--seed", type=int, default=d.seed, help="seed of the generator and the initial weights")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
+    q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
+                       description="Parse messages, one per line (a file, or stdin), into action dictionaries: one "
+                                   "JSON object per line on stdout, line for line (an empty line: NOOP). No world, "
+                                   "no checks before the parser: what evaluating a parser on a data set needs.")
+    q.add_argument("file", nargs="?", default="-", help="a text file of messages, one per line ('-' or none: stdin)")
+    q.add_argument("--parser", dest="parse_with", default=None, metavar="DIR",
+                   help="a parser artifact (default: the packaged one)")
+    q.add_argument("--batch", type=int, default=256, help="messages parsed together")
     return p
+
+
+def _parse(a: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .parser.infer import load_parser
+
+    parser = load_parser(a.parse_with)
+    source = sys.stdin if a.file == "-" else open(a.file, encoding="utf-8")  # noqa: SIM115 (stdin is not ours to close)
+    t0, n = time.perf_counter(), 0
+    try:
+        lines = [line.rstrip("\r\n") for line in source]
+    finally:
+        if source is not sys.stdin:
+            source.close()
+    with tqdm(total=len(lines), desc="parse", unit="msg", file=sys.stderr, disable=None) as bar:
+        for i in range(0, len(lines), a.batch):
+            for parse in parser.parse_many(lines[i:i + a.batch]):
+                sys.stdout.write(json.dumps(parse.action_dict) + "\n")
+                n += 1
+            bar.update(min(a.batch, len(lines) - i))
+    sys.stdout.flush()
+    print(f"parsed {n} messages in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
 
 
 def _train_parser(a: argparse.Namespace) -> int:
@@ -51,9 +91,11 @@ def _train_parser(a: argparse.Namespace) -> int:
     from .parser.train import ParserTraining, default_out, train_parser
 
     out = a.out or default_out()
-    settings = ParserTraining(examples=a.examples, epochs=a.epochs, seed=a.seed, threads=a.threads)
+    settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
+                              threads=a.threads)
     _, metrics = train_parser(settings, out, handwritten=load_handwritten("test"))
     print(format_metrics("generated test split", metrics["generated_test"]))
+    print(format_metrics("crowd validation split", metrics["crowd_validation"]))
     print(format_metrics("hand-written test set", metrics["handwritten"]))
     print(f"trained in {metrics['info']['train_seconds']} s; saved to {out}")
     return 0
@@ -63,6 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
     if a.action == "train-parser":
         return _train_parser(a)
+    if a.action == "parse":
+        try:
+            return _parse(a)
+        except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError) as e:  # a missing file or parser folder
+            print(f"mineclip assist parse: {e}", file=sys.stderr)
+            return 1
     from .chat import ChatSettings, run_chat
 
     settings = ChatSettings(commands=a.command, world_seed=a.world_seed, model=a.model,

@@ -39,6 +39,7 @@ class Handled:
     intent: Intent | None = None
     clarification: str | None = None
     answered: bool = False  # a question answered or the memory updated
+    resume: bool = False  # carry on with the tasks on the stack
     parse_ms: float = 0.0
     problems: list[str] = field(default_factory=list)
 
@@ -122,6 +123,9 @@ class DialogueManager:
         if kind == "PUT_MEMORY":
             return Handled(remember(d["upsert"], words, self.ex), kind, d, answered=True, parse_ms=ms)
         result = interpret(d, words, self.ex)
+        if isinstance(result, Intent) and result.action == "RESUME":
+            return Handled(f"Carrying on: {current or self.ex.stack[0].label}.", kind, d, answered=True, resume=True,
+                           parse_ms=ms)
         if isinstance(result, Intent) and result.action == "STOP":
             cancelled = self.ex.cancel_all()
             return Handled(f"Stopped: cancelled {', '.join(repr(t.label) for t in cancelled[-1:])}.", kind, d,

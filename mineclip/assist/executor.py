@@ -10,8 +10,8 @@ import numpy as np
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.state import WorldState, object_kind
 
+from .jobs import CANCELLED, FAILED, Loop, SkillTask, Task
 from .memory import Memory
-from .tasks import CANCELLED, FAILED, Loop, SkillTask, Task
 
 DEFEND = "defend myself from the zombie"
 THIRST = "drink: I'm thirsty"

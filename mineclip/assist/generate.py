@@ -3,7 +3,7 @@
 measures it on other wordings.
 
 Each template writes a sentence piece by piece; pieces that fill a slot become spans, so every
-pair's dictionary is exact by construction (`frame.assemble`) and valid (`schema.validate`).
+pair's dictionary is exact by construction (`semantic_frame.assemble`) and valid (`schema.validate`).
 A share of slot words are made-up words, so that the parser learns to carry words it never saw.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .frame import Frame, assemble
 from .lexicon import TEMPLATE_WORDS
 from .schema import validate
+from .semantic_frame import Frame, assemble
 from .tokens import tokenize
 
 PREFIX = ["", "", "", "", "", "please", "can you", "could you", "would you", "hey", "hey bot", "ok", "okay", "now",
@@ -49,6 +49,18 @@ def made_up_word(rng: random.Random) -> str:
     return word + (rng.choice(consonants + "s") if rng.random() < 0.5 else "")
 
 
+VERB_OOV = 0.12  # share of verbs replaced by a made-up word (particles kept: "zorbla over to the tree")
+
+
+def _verb(rng: random.Random, options: list[str]) -> str:
+    """A verb phrase of a template; sometimes with a made-up verb, so that the parser learns to read a verb it
+    never saw from the rest of the sentence (a crafter thing: one of our actions; else OTHER)."""
+    verb = rng.choice(options)
+    if rng.random() < VERB_OOV:
+        return " ".join([made_up_word(rng)] + verb.split()[1:])
+    return verb
+
+
 class Sentence:
     """Words added piece by piece; a piece added for a slot becomes that slot's span."""
 
@@ -79,8 +91,21 @@ def _det(rng: random.Random) -> str:
 
 
 # -- templates: each returns (sentence, frame classes) ---------------------------------------------
+SIDES = {"LEFT": ["to the left of", "left of", "on the left side of"],
+         "RIGHT": ["to the right of", "right of", "on the right side of"], "FRONT": ["in front of"],
+         "BEHIND": ["behind", "in back of", "at the back of"], "ABOVE": ["on top of", "above", "onto"],
+         "BELOW": ["under", "below", "underneath", "beneath"], "AWAY": ["away from", "far from"]}
+
+
 def t_move_ref(rng, oov):
-    verb = rng.choice(["go to", "walk to", "move to", "head to", "run to", "get to", "go over to", "walk over to",
+    if rng.random() < 0.15:  # a side of the thing: "walk to the left of the tree", "run away from the zombie"
+        side = rng.choice(list(SIDES))
+        verb = rng.choice(["run", "get", "move", "go", "walk"] if side == "AWAY" else
+                          ["go", "walk", "move", "stand", "run", "head", "go stand", "go to the spot"])
+        kind = rng.choice([k for k in TEMPLATE_WORDS if k != "path"])
+        s = Sentence().add(verb).add(rng.choice(SIDES[side])).add(_det(rng)).add(_name(rng, kind, oov), "LOC")
+        return s, {"action_type": "MOVE", "side": side}
+    verb = _verb(rng, ["go to", "walk to", "move to", "head to", "run to", "get to", "go over to", "walk over to",
                        "find", "look for", "approach", "go near", "walk up to", "come to", "head over to",
                        "navigate to", "stand next to", "go next to", "search for", "locate"])
     kind = rng.choice([k for k in TEMPLATE_WORDS if k != "path"])
@@ -137,10 +162,10 @@ def t_collect(rng, oov):
     kind = rng.choice(list(COLLECT_VERBS))
     s = Sentence()
     if rng.random() < 0.5:
-        verb = rng.choice(COLLECT_VERBS[kind])
+        verb = _verb(rng, COLLECT_VERBS[kind])
         noun = _name(rng, kind, oov) if kind != "grass" or rng.random() < 0.5 else "grass"
     else:
-        verb = rng.choice(GENERIC_COLLECT)
+        verb = _verb(rng, GENERIC_COLLECT)
         noun = made_up_word(rng) if rng.random() < oov else rng.choice(ITEMS[kind])
     s.add(verb)
     if rng.random() < 0.35:
@@ -155,7 +180,7 @@ def t_collect(rng, oov):
 
 def t_destroy(rng, oov):
     kind = rng.choice(["tree", "stone", "table", "furnace", "plant", "coal", "iron"])
-    s = Sentence().add(rng.choice(["destroy", "break", "smash", "demolish", "knock down", "tear down", "remove",
+    s = Sentence().add(_verb(rng, ["destroy", "break", "smash", "demolish", "knock down", "tear down", "remove",
                                    "wreck", "get rid of"]))
     if rng.random() < 0.2:
         s.add(number(rng), "COUNT")
@@ -175,21 +200,24 @@ def t_build_block(rng, oov):
                                                                          "put", "craft", "build me"],
              "furnace": ["place", "build", "put down", "set up", "make", "put", "craft"],
              "stone": ["place", "put down", "put", "drop", "lay", "set down"]}
-    s = Sentence().add(rng.choice(verbs[block])).add(rng.choice(["a", "the", "one", "a", "", "another", "your"]))
+    s = Sentence().add(_verb(rng, verbs[block])).add(rng.choice(["a", "the", "one", "a", "", "another", "your"]))
     name = made_up_word(rng) if rng.random() < oov else rng.choice(BLOCK_NAMES[block])
     s.add(name, "BLOCK")
     if block == "stone" and rng.random() < 0.3:
         s.add(rng.choice(["block", "blocks"])) if name in ("stone", "rock") and rng.random() < 0.5 else None
-    _maybe_location(s, rng, oov)
-    return s, {"action_type": "BUILD"}
+    return s, {"action_type": "BUILD", **_maybe_location(s, rng, oov)}
 
 
 def _maybe_location(s: Sentence, rng, oov, p: float = 0.3) -> dict:
+    """Maybe a place after the sentence: next to a thing (or a side of it), or at a named place; the
+    classes it adds (a side)."""
     r = rng.random()
     if r < p:
         kind = rng.choice(["tree", "water", "stone", "sand", "table", "furnace", "grass", "lava"])
-        s.add(rng.choice(["next to", "near", "beside", "by", "in front of", "close to", "at"])).add(
-            rng.choice(["the", "a", "that"])).add(_name(rng, kind, oov), "LOC")
+        side = rng.choice(list(SIDES)) if rng.random() < 0.3 else None
+        s.add(rng.choice(SIDES[side]) if side else rng.choice(["next to", "near", "beside", "by", "close to", "at"]))
+        s.add(rng.choice(["the", "a", "that"])).add(_name(rng, kind, oov), "LOC")
+        return {"side": side} if side else {}
     elif r < p + 0.08:
         place = rng.choice(["home", "base", "camp"])
         s.add(rng.choice(["at", "near"])).add(place, "LOC")
@@ -198,7 +226,7 @@ def _maybe_location(s: Sentence, rng, oov, p: float = 0.3) -> dict:
 
 def t_build_shape(rng, oov):
     shape = rng.choice(["ROW", "ROW", "WALL", "WALL", "PILLAR", "HOUSE", "BRIDGE"])
-    s = Sentence().add(rng.choice(["build", "make", "lay", "create", "put up", "construct", "lay down", "place"]))
+    s = Sentence().add(_verb(rng, ["build", "make", "lay", "create", "put up", "construct", "lay down", "place"]))
     if shape == "BRIDGE":
         s.add(rng.choice(["a", "a stone", "a small"])).add("bridge")
         if rng.random() < 0.7:
@@ -231,12 +259,11 @@ def t_build_shape(rng, oov):
     else:  # 4 stones in a row
         s.add(number(rng), "SIZE").add(block, "BLOCK").add(rng.choice(["in a", "as a", "into a"])).add(
             rng.choice(word))
-    _maybe_location(s, rng, oov, p=0.15)
-    return s, {"action_type": "BUILD", "shape": shape}
+    return s, {"action_type": "BUILD", "shape": shape, **_maybe_location(s, rng, oov, p=0.15)}
 
 
 def t_dig(rng, oov):
-    s = Sentence().add(rng.choice(["dig", "excavate", "carve", "bore", "tunnel"]))
+    s = Sentence().add(_verb(rng, ["dig", "excavate", "carve", "bore", "tunnel"]))
     shape = rng.choice(["TUNNEL", "TUNNEL", "HOLE", "NONE"])
     if shape != "NONE":
         s.add(rng.choice(["a", "a", "a long", "a deep", "a small"]))
@@ -254,7 +281,7 @@ def t_dig(rng, oov):
 
 def t_fill(rng, oov):
     target = rng.choice(["path", "water", "lava"])
-    s = Sentence().add(rng.choice(["fill", "fill in", "fill up", "cover", "plug", "block", "seal"])).add(
+    s = Sentence().add(_verb(rng, ["fill", "fill in", "fill up", "cover", "plug", "block", "seal"])).add(
         rng.choice(["the", "that", "this", "a"])).add(_name(rng, target, oov), "OBJ")
     if rng.random() < 0.6:
         s.add(rng.choice(["with", "using"])).add(rng.choice(["", "some", "a"])).add(
@@ -266,7 +293,7 @@ def t_fill(rng, oov):
 def t_craft(rng, oov):
     tool = rng.choice(["pickaxe", "sword", "pick", "pickaxe", "sword"])
     material = rng.choice(["wood", "wooden", "stone", "iron", ""])
-    s = Sentence().add(rng.choice(["craft", "make", "build", "create", "make me", "craft me", "forge", "get"]))
+    s = Sentence().add(_verb(rng, ["craft", "make", "build", "create", "make me", "craft me", "forge", "get"]))
     if rng.random() < 0.15:
         s.add(rng.choice(["2", "two", "3"]), "COUNT")
     else:
@@ -278,7 +305,7 @@ def t_craft(rng, oov):
 
 def t_fight(rng, oov):
     kind = rng.choice(["cow", "zombie", "skeleton"])
-    s = Sentence().add(rng.choice(["kill", "attack", "fight", "hunt", "slay", "defeat", "hit", "punch", "beat",
+    s = Sentence().add(_verb(rng, ["kill", "attack", "fight", "hunt", "slay", "defeat", "hit", "punch", "beat",
                                    "go kill", "go hunt", "take down", "murder", "strike", "fight off"]))
     if rng.random() < 0.25:
         s.add(number(rng), "COUNT")
@@ -359,8 +386,16 @@ def t_loop(rng, oov):
 
 
 def t_get_memory(rng, oov):
-    r = rng.random()
     s = Sentence()
+    if rng.random() < 0.12:  # a question neither memory nor the state answers
+        s.add(rng.choice(["how do i make a bed", "what is the capital of france", "how deep is the lake",
+                          "why is the sky blue", "how do i get to the nether", "what should i build next",
+                          "answer the question", "how many blocks is the house", "what is the best weapon",
+                          "can you explain how crafting works", "answer my question", "how tall is the mountain",
+                          "who built this house", "how far away is the village",
+                          "which way is the ocean", "what is in the chest", "is it going to rain"]))
+        return s, {"dialogue_type": "GET_MEMORY", "memory_type": "OTHER"}
+    r = rng.random()
     if r < 0.3:
         if rng.random() < 0.5:
             s.add(rng.choice(["what do you have", "what is in your inventory", "show me your inventory",
@@ -409,6 +444,15 @@ def t_get_memory(rng, oov):
 
 def t_put_memory(rng, oov):
     s = Sentence()
+    if rng.random() < 0.12:  # a name for a thing ("call that tree bob")
+        s.add(rng.choice(["call", "name", "tag", "label", "call the", "name the", "tag the", "call that", "name that"]))
+        if s.words[-1] not in ("the", "that"):
+            s.add(rng.choice(["the", "that", "this"]))
+        s.add(_name(rng, rng.choice(["tree", "stone", "cow", "table", "water", "zombie"]), oov), "OBJ")
+        s.add(rng.choice(["", "as", "", "as"]))
+        return s.add(made_up_word(rng) if rng.random() < 0.5 else rng.choice(["bob", "home", "betsy", "big one",
+                                                                              "the landmark", "old faithful"]),
+                     "NAME"), {"dialogue_type": "PUT_MEMORY", "memory_type": "NAME"}
     if rng.random() < 0.55:
         place = made_up_word(rng) if rng.random() < max(oov, 0.25) else rng.choice(PLACE_NAMES)
         words = tokenize(place)
@@ -452,13 +496,100 @@ def t_noop(rng, oov):
     return s, {"dialogue_type": "NOOP"}
 
 
+def t_move_speaker(rng, oov):
+    s = Sentence().add(rng.choice(["come here", "come to me", "follow me", "come over here", "get over here",
+                                   "come back to me", "walk over to me", "stand next to me", "come find me",
+                                   "meet me here", "come closer", "come to my location", "walk to where i am",
+                                   "go where i'm looking", "stay with me", "come stand by me"]))
+    return s, {"action_type": "MOVE", "speaker": "SPEAKER"}
+
+
+# things crafter has no block or skill for: to build, to spawn, to act on
+THINGS = ["boat", "castle", "church", "car", "rocket", "pyramid", "statue", "garden", "fire", "swimming pool",
+          "treehouse", "mansion", "staircase", "roof", "door", "window", "fountain", "farm", "barn", "robot",
+          "snowman", "ship", "lighthouse", "maze", "temple", "chair", "bed", "torch", "ladder", "cabin"]
+CREATURE_NAMES = ["pig", "pigs", "sheep", "chicken", "chickens", "horse", "dragon", "villager", "villagers", "creeper",
+                  "wolf", "cat", "dog", "cow", "cows", "zombie", "zombies", "skeleton"]
+OTHER_ACTS = [("answer", ["the door", "the phone"]), ("order", ["a pizza", "some food", "a taxi"]),
+              ("turn on", ["the lights", "the tv", "the radio"]), ("turn off", ["the lights", "the oven"]),
+              ("open", ["the chest", "the door", "the gate", "the window"]), ("close", ["the door", "the gate"]),
+              ("paint", ["the wall", "the house", "the fence"]), ("feed", ["the dog", "the cat", "the horse"]),
+              ("ride", ["the horse", "a pig", "the boat"]), ("read", ["the book", "the sign", "the map"]),
+              ("call", ["my mom", "the police"]), ("clean", ["the room", "the kitchen", "your room"]),
+              ("wash", ["the dishes", "the car"]), ("sell", ["the gold", "the house"]),
+              ("buy", ["some bread", "a hat", "a new house"]), ("climb", ["the ladder", "the wall", "the fence"]),
+              ("push", ["the button", "the cart"]), ("move", ["the chest", "the car", "the couch"]),
+              ("throw", ["the ball", "the snowball"]), ("light", ["the torch", "a fire"]), ("cook", ["the fish", "dinner"]),
+              ("fly", ["the plane", "to the moon"]), ("swim", ["in the lake", "across the river"]),
+              ("dance", []), ("jump", []), ("wave", []), ("fly", []), ("swim", [])]
+
+
+def t_build_thing(rng, oov):
+    s = Sentence().add(_verb(rng, ["build", "make", "build me", "create", "construct", "make me", "put up",
+                                   "help me build", "finish building", "can you build"]))
+    s.add(rng.choice(["a", "a", "an", "a big", "a small", "the", "another", "a new"]))
+    s.add(made_up_word(rng) if rng.random() < oov else rng.choice(THINGS), "OBJ")
+    if rng.random() < 0.25:
+        s.add(rng.choice(["out of", "with", "from", "made of", "using"])).add(
+            rng.choice(["stone", "wood", "diamonds", "glass", "bricks", "gold", "iron"]) if rng.random() > oov
+            else made_up_word(rng), "BLOCK")
+    return s, {"action_type": "BUILD", **_maybe_location(s, rng, oov, p=0.2)}
+
+
+def t_spawn(rng, oov):
+    s = Sentence().add(_verb(rng, ["spawn", "summon", "spawn in", "create", "make", "conjure", "bring in"]))
+    if rng.random() < 0.3:
+        s.add(number(rng, 20), "COUNT")
+    else:
+        s.add(rng.choice(["a", "a", "some", "another", "an", "a new"]))
+    s.add(made_up_word(rng) if rng.random() < oov else rng.choice(CREATURE_NAMES), "OBJ")
+    if rng.random() < 0.15:
+        s.add(rng.choice(["here", "nearby", "right here", "next to me"]))
+    return s, {"action_type": "SPAWN"}
+
+
+def t_resume(rng, oov):
+    return Sentence().add(rng.choice(["resume", "continue", "keep going", "carry on", "go on", ("continue what you were "
+                                      "doing"), "resume what you were doing", "pick up where you left off",
+                                      "get back to work", "continue your task", "resume your work", "keep at it",
+                                      "resume building", "continue digging", "keep working", "finish what you started",
+                                      "go back to what you were doing", "you can continue now"])), {"action_type": "RESUME"}
+
+
+def t_other(rng, oov):
+    verb, objects = rng.choice(OTHER_ACTS)
+    s = Sentence().add(_verb(rng, [verb]))
+    if objects:
+        words = tokenize(rng.choice(objects))
+        lead = [w for w in words[:-1] if w in ("the", "a", "an", "my", "some", "your", "to", "in", "across")]
+        s.add(" ".join(lead))
+        rest = words[len(lead):]
+        s.add(made_up_word(rng) if rng.random() < oov else " ".join(rest), "OBJ")
+        if rng.random() < 0.15:
+            s.add(rng.choice(["in", "near", "by"])).add("the").add(rng.choice(["kitchen", "house", "garden", "tree",
+                                                                               "lake", "village"]), "LOC")
+    return s, {"action_type": "OTHER"}
+
+
+COMPOSABLE = ("move_ref", "collect", "destroy", "build_block", "dig", "fill", "craft", "fight", "drink")
+
+
+def t_composite(rng, oov):
+    first, _ = TEMPLATES[rng.choice(COMPOSABLE)][0](rng, oov)
+    second, _ = TEMPLATES[rng.choice(COMPOSABLE)][0](rng, oov)
+    s = Sentence().add(" ".join(first.words)).add(rng.choice(["and", "and then", "then", "and after that",
+                                                              "after that", "and also", "before you"]))
+    return s.add(" ".join(second.words)), {"action_type": "COMPOSITE"}
+
+
 TEMPLATES: dict[str, tuple[Callable, float]] = {
     "move_ref": (t_move_ref, 1.2), "move_place": (t_move_place, 0.4), "move_dir": (t_move_dir, 0.8),
     "collect": (t_collect, 1.3), "destroy": (t_destroy, 0.5), "build_block": (t_build_block, 1.0),
     "build_shape": (t_build_shape, 1.0), "dig": (t_dig, 0.6), "fill": (t_fill, 0.5), "craft": (t_craft, 0.8),
     "fight": (t_fight, 0.8), "eat": (t_eat, 0.5), "drink": (t_drink, 0.5), "simple": (t_simple, 0.9),
     "loop": (t_loop, 0.9), "get_memory": (t_get_memory, 1.3), "put_memory": (t_put_memory, 0.8),
-    "noop": (t_noop, 0.7),
+    "noop": (t_noop, 0.7), "move_speaker": (t_move_speaker, 0.25), "build_thing": (t_build_thing, 0.5),
+    "spawn": (t_spawn, 0.3), "resume": (t_resume, 0.3), "other": (t_other, 0.6), "composite": (t_composite, 0.4),
 }
 
 

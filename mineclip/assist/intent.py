@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 DEFINITE = ("the", "that", "this", "those", "these")
 FIGHTS = CREATURE_ACHIEVEMENT  # creature -> the achievement of killing it
 PLACEABLE = "I can place stone, a crafting table, a furnace or a sapling"
+BUILDABLE = ("I can place stone, a crafting table, a furnace or a sapling, build a row or a wall of stone or saplings, "
+             "or a bridge of stone over water")
+CAN_DO = ("I can go to things and named places, collect wood, stone, coal, iron, diamonds and saplings, place blocks, "
+          "build rows, walls and bridges, dig, fill holes and water, craft pickaxes and swords, fight, eat, drink, "
+          "sleep, stop, undo and resume")
+SIDE_WORDS = {"LEFT": "to its left", "RIGHT": "to its right", "FRONT": "in front of it", "BEHIND": "behind it",
+              "ABOVE": "on top of it", "BELOW": "under it", "AWAY": "away from it"}
 
 
 @dataclass
@@ -66,6 +73,7 @@ class Intent:
             "DIG": f"dig a {self.shape.lower()} {self.count} long", "FILL": f"fill the {thing} with stone",
             "CRAFT": f"craft {n}{thing}", "FIGHT": f"fight {n}{thing}", "EAT": f"eat {thing or 'something'}",
             "DRINK": f"drink water{f' {self.count} times' if self.count > 1 else ''}", "SLEEP": "sleep", "STOP": "stop", "UNDO": "undo",
+            "RESUME": "carry on",
         }[self.action]
         if self.target and self.action in ("BUILD", "DIG"):
             base += f" near {self.target.describe()}"
@@ -154,10 +162,39 @@ def interpret(d: dict, words: list[str], ex: Executor) -> Intent | Refusal | Cla
         action = action["action"]
     kind = action["action_type"]
     intent = Intent(kind, text=" ".join(words))
-    result = _simple(kind, action, words, ex, intent)
+    result = _beyond_crafter(kind, action, words, ex) or _simple(kind, action, words, ex, intent)
     if not isinstance(result, Intent) or stop is None:
         return result
     return _with_stop(result, stop, words, ex)
+
+
+def _beyond_crafter(kind: str, a: dict, words: list[str], ex: Executor) -> Refusal | None:
+    """A plain refusal, naming what the assistant can do, for requests crafter cannot serve (parsed as
+    what they ask: never carried out as something else); None for the rest."""
+    ref = a.get("reference_object", {}).get("has_name")
+    what = span_text(words, ref) if ref else ""
+    if kind == "OTHER":
+        said = f" ({what})" if what else ""
+        return Refusal(f"I can't do that in this world{said}. {CAN_DO}.")
+    if kind == "COMPOSITE":
+        return Refusal("One thing at a time, please: tell me the first step, and the next one when it's done.")
+    if kind == "SPAWN":
+        return Refusal(f"I can't make {what or 'things'} appear: crafter spawns cows, zombies and skeletons by "
+                       "itself. I can go to one, fight it or eat a cow.")
+    if kind == "RESUME" and not ex.stack:
+        return Refusal("There is nothing to resume: I'm not in the middle of anything.")
+    loc = a.get("location") or {}
+    if loc.get("location_type") == "SPEAKER":
+        return Refusal("I can't see you in this world, so I can't come to you: name a thing or a place, like 'go to "
+                       "the tree' or 'go home'.")
+    if loc.get("relative_direction"):
+        thing = span_text(words, loc["reference_object"]["has_name"])
+        return Refusal(f"I can go next to the {thing}, but not {SIDE_WORDS[loc['relative_direction']]} yet: say "
+                       f"'next to the {thing}'.")
+    if kind in ("DESTROY", "FILL") and ref is None:
+        return Refusal("Break what? Say, for example, 'break the stone'." if kind == "DESTROY" else
+                       "Fill what? I can fill water, lava or holes with stone.")
+    return None
 
 
 def _with_stop(intent: Intent, stop: dict, words: list[str], ex: Executor) -> Intent | Refusal:
@@ -274,6 +311,14 @@ def _simple(kind: str, a: dict, words: list[str], ex: Executor, intent: Intent) 
 
 def _build(a: dict, words: list[str], ex: Executor, intent: Intent) -> Intent | Refusal | Clarify:
     schem = a["schematic"]
+    if "has_name" in schem:  # something to build that is no block or shape: one of ours after all, or refused
+        name = span_text(words, schem["has_name"])
+        if lx.shape_of(name):
+            schem = {**{k: v for k, v in schem.items() if k != "has_name"}, "has_shape": lx.shape_of(name)}
+        elif lx.placeable_of(name) is not None and "has_block_type" not in schem:
+            schem = {"has_block_type": schem["has_name"], "has_shape": "BLOCK"}
+        else:
+            return Refusal(f"I can't build {_a(name)} in crafter: {BUILDABLE}.")
     shape = schem.get("has_shape", "BLOCK")
     if shape in ("PILLAR", "HOUSE"):
         return Refusal(f"crafter's world is flat, seen from above: I can't build a {shape.lower()}. I can place a "
@@ -283,7 +328,7 @@ def _build(a: dict, words: list[str], ex: Executor, intent: Intent) -> Intent | 
     if not text:
         return Refusal(f"Build what? {PLACEABLE}.")
     block = lx.placeable_of(text)
-    if block is None:
+    if block is None or lx.names_other(text, block):  # "a diamond block" is no stone block
         return Refusal(f"I can't place {text}: {PLACEABLE}.")
     size = _count(words, schem.get("has_size"), default=1 if shape == "BLOCK" else 4)
     if shape == "BRIDGE":
@@ -305,6 +350,13 @@ def _build(a: dict, words: list[str], ex: Executor, intent: Intent) -> Intent | 
         return Refusal("Say where with a thing or a named place, like 'next to the tree'.")
     target = resolve_place(words, loc["reference_object"]["has_name"], ex, intent)
     return replace(intent, target=target) if isinstance(target, Target) else target
+
+
+def _a(phrase: str) -> str:
+    """'a boat', 'an apple tree', 'the old house' (a phrase that has its own article keeps it)."""
+    if phrase.split()[0] in ("a", "an", "the", "my", "your", "some", "this", "that"):
+        return phrase
+    return ("an " if phrase[0] in "aeiou" else "a ") + phrase
 
 
 def _undo(ex: Executor, intent: Intent) -> Intent | Refusal:

@@ -2,10 +2,15 @@
 own words as the prompt (the paper's rule: score = mean step reward of `direct` mode), against the
 suite's prompts and the narrator's scene captions (`mineclip.tasks.negatives`, policy `scene`)
 minus the prompts of suite tasks that ask for the same thing (which would compete with a correct
-command). The verdict is score > threshold; the threshold is calibrated per model by
-`bench/assist.py --calibrate --write-threshold` (stored with the artifact, in judge.json's `commands`
-section beside `mineclip eval --calibrate`'s per-task thresholds) or given; without either the rule is "above chance" (score > 0: the command's probability rose
-above 1/N in some window).
+command).
+
+It reports a **score** beside the ground truth, not a verdict: on held-out commands, score >
+threshold agreed with the ground truth less often than always answering the commoner label
+(`HELD_OUT`; `earns_verdict` is the bar, which `bench/assist.py` checks again on each run). The
+threshold it is read against is calibrated per model by `bench/assist.py --calibrate
+--write-threshold` (stored with the artifact, in judge.json's `commands` section beside `mineclip
+eval --calibrate`'s per-task thresholds) or given; without either it is 0 ("above chance": the
+command's probability rose above 1/N in some window).
 
 The same model ranks descriptions of the current view for "what do you see" (`describe_view`).
 """
@@ -22,14 +27,22 @@ import numpy as np
 from .intent import FIGHTS, Intent
 
 COMMANDS = "commands"  # judge.json section of the commands' threshold
+# the held-out measurement that decided the judge reports a score, not a verdict (docs/assist.md):
+# 396 (frames, text) pairs of the hand-written test commands, artifact of 2026-11-25, its dev-calibrated threshold
+HELD_OUT = {"measured": "2026-11-25", "pairs": 396, "auc": 0.642, "agreement": 0.556, "majority_agreement": 0.591}
+
+
+def earns_verdict(agreement: float, majority_agreement: float) -> bool:
+    """Whether score > threshold may be called a verdict: only when, on held-out commands, it agrees with
+    the ground truth more often than always answering the commoner label does."""
+    return agreement > majority_agreement
 
 
 @dataclass
-class Verdict:
-    """The judge's decision on one command."""
+class CommandScore:
+    """The judge's score of one command's frames, with the threshold it would be read against."""
 
     score: float
-    verdict: bool
     threshold: float
     rule: str
     prompt: str
@@ -129,10 +142,10 @@ class CommandJudge:
         fn = self.rm.reward_fn(prompt, negatives, mode="direct")
         return float(fn.trajectory(frames).step_rewards.mean()), len(negatives)
 
-    def judge(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> Verdict:
-        """The verdict on a command's frames (at least two: the first is the command's start)."""
+    def score_command(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> CommandScore:
+        """The score of a command's frames (at least two: the first is the command's start)."""
         score, n = self.score(prompt, frames, atoms)
-        return Verdict(score, score > self.threshold, self.threshold, self.rule, prompt, n, len(frames))
+        return CommandScore(score, self.threshold, self.rule, prompt, n, len(frames))
 
     def describe_view(self, frames: np.ndarray, k: int = 3) -> list[tuple[str, float]]:
         """The `k` scene captions the model finds most like the latest window of frames, with probabilities."""

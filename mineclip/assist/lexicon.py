@@ -37,6 +37,9 @@ ITEM_WORDS = {"wood": ("wood", "log", "timber", "lumber", "plank"), "sapling": (
 PLACE_WORDS = {"stone": ("stone", "rock", "cobblestone", "cobble", "block", "brick"),
                "table": KIND_WORDS["table"], "furnace": KIND_WORDS["furnace"],
                "plant": ("sapling", "plant", "tree", "seed", "seedling", "bush")}
+# a shape of blocks (the schema's has_shape) -> the words that name it
+SHAPE_WORDS = {"ROW": ("row", "line", "strip"), "WALL": ("wall", "barrier", "fence"),
+               "PILLAR": ("pillar", "tower", "column"), "HOUSE": ("house", "hut", "shelter"), "BRIDGE": ("bridge",)}
 TOOLS = ("pickaxe", "sword")
 TOOL_WORDS = {"pickaxe": ("pickaxe", "pick", "pickax", "axe"), "sword": ("sword", "blade")}
 TOOL_MATERIALS = {"wood": ("wood", "wooden", "oak"), "stone": ("stone", "rock", "cobblestone", "cobble"),
@@ -113,6 +116,28 @@ def placeable_of(text: str) -> str | None:
     return _lookup(text, PLACE_WORDS)
 
 
+# materials and things crafter has none of, which a block's name may say ("a glass block", "gold bricks")
+NOT_IN_CRAFTER = ("glass", "gold", "golden", "wool", "dirt", "obsidian", "emerald", "marble", "concrete", "clay",
+                  "ice", "snow", "metal", "steel", "copper", "silver", "quartz", "granite")
+# words that may stand beside a block's name without naming another thing
+PLAIN_MODIFIERS = ("a", "an", "the", "one", "single", "of", "block", "blocks", "new", "another", "small", "big",
+                   "little", "large", "nice", "single", "piece", "some", "your", "my", "crafting", "craft", "work")
+
+
+def names_other(text: str, placeable: str) -> str | None:
+    """A word of a block's name that names something other than `placeable` ('diamond' of 'diamond block'
+    for stone), so that the name is not carried out as that block; None when every word fits."""
+    own = set(PLACE_WORDS[placeable]) | set(KIND_WORDS.get(placeable, ())) | \
+        (set(KIND_WORDS["tree"]) if placeable == "plant" else set())
+    for w in text.lower().split():
+        s = singular(w)
+        if w in own or s in own or w in PLAIN_MODIFIERS:
+            continue
+        if w in NOT_IN_CRAFTER or s in NOT_IN_CRAFTER or kind_of(s) is not None or item_of(s) is not None:
+            return w
+    return None
+
+
 def tool_of(text: str) -> str | None:
     """The tool a phrase names ('a stone pick' -> 'stone_pickaxe'; no material: wood), or None."""
     words = [singular(w) for w in text.lower().split()]
@@ -121,6 +146,13 @@ def tool_of(text: str) -> str | None:
         return None
     material = next((m for m, names in TOOL_MATERIALS.items() if any(w in names for w in words)), "wood")
     return f"{material}_{tool}"
+
+
+def shape_of(text: str) -> str | None:
+    """The shape a phrase's head noun names ('a stone wall' -> 'WALL', 'towers' -> 'PILLAR'), or None."""
+    words = text.lower().split()
+    head = singular(words[-1]) if words else ""
+    return next((shape for shape, names in SHAPE_WORDS.items() if head in names), None)
 
 
 def number_of(text: str) -> int | None:

@@ -9,8 +9,8 @@ from mineclip.tasks.oracles import longest_line
 
 from .executor import Snapshot
 from .intent import FIGHTS, Intent
+from .jobs import direction_vector
 from .lexicon import CREATURES, display
-from .tasks import direction_vector
 
 
 def _dist(a: tuple[int, int], b: tuple[int, int]) -> int:

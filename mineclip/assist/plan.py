@@ -12,10 +12,10 @@ from mineclip.sim.vocab import PLACE
 
 from . import lexicon as lx
 from .intent import FIGHTS, Intent
+from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
 from .navigate import face_path
 from .prereq import prerequisites
 from .sites import find_strip
-from .tasks import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
 
 if TYPE_CHECKING:
     from .executor import Executor

@@ -1,22 +1,22 @@
-"""The action-dictionary schema (`action_dict.schema.json`, a versioned JSON Schema) and its
-validator, used wherever a dictionary is read: generated pairs, the hand-written set, the parser's
-output, the dialogue manager's input.
+"""The action-dictionary schema (`action_dict.schema.json`, a versioned JSON Schema, draft 2020-12)
+and its validator, used wherever a dictionary is read: generated pairs, the hand-written set, the
+crowd's converted dictionaries, the parser's output, the dialogue manager's input.
 
-The validator implements the part of JSON Schema (draft 2020-12) the schema uses: `$ref` to
-`$defs`, `oneOf`, `type`, `const`, `enum`, `properties`, `required`, `additionalProperties: false`,
-`prefixItems`, `minItems`, `maxItems`, `minimum`. Spans are also checked against the message's
-words when they are given (start <= end < number of words).
+Validation is `jsonschema`'s (every keyword of the draft; the schema itself is checked against the
+draft's meta-schema when it loads). Its errors are reported in the user's terms: where in the
+dictionary, and what was expected. Spans are also checked against the message's words when they are
+given (start <= end < number of words), which JSON Schema cannot say.
 """
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 SCHEMA_FILE = "action_dict.schema.json"
-TYPES = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool}
 
 
 class SchemaError(ValueError):
@@ -34,92 +34,81 @@ def schema_version() -> str:
     return load_schema()["version"]
 
 
-def _where(path: str) -> str:
-    return path or "the dictionary"
+@lru_cache(maxsize=1)
+def validator():
+    """A `jsonschema` validator of the packaged schema (the schema checked against its meta-schema)."""
+    try:
+        from jsonschema import Draft202012Validator
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError("the action-dictionary schema needs jsonschema, which is not installed: "
+                                  "pip install 'mineclip[sim]'", name="jsonschema") from e
+    schema = load_schema()
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
 
 
-def _resolve(ref: str, root: dict) -> dict:
-    if not ref.startswith("#/"):
-        raise SchemaError(f"only local $ref are supported, got {ref!r}")
-    node: Any = root
-    for part in ref[2:].split("/"):
-        node = node[part]
-    return node
+def _where(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "the dictionary"
 
 
-def _errors(value: Any, schema: dict, root: dict, path: str) -> list[str]:
-    """Every way `value` breaks `schema` (empty when it conforms)."""
-    if "$ref" in schema:
-        return _errors(value, _resolve(schema["$ref"], root), root, path)
-    if "oneOf" in schema:
-        return _one_of(value, schema["oneOf"], root, path)
-    errors: list[str] = []
-    kind = schema.get("type")
-    if kind is not None:
-        ok = isinstance(value, TYPES[kind]) and not (kind in ("integer", "number") and isinstance(value, bool))
-        if not ok:
-            return [f"{_where(path)}: expected {kind}, got {type(value).__name__} {value!r}"]
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{_where(path)}: expected {schema['const']!r}, got {value!r}")
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{_where(path)}: expected one of {schema['enum']}, got {value!r}")
-    if "minimum" in schema and isinstance(value, (int, float)) and value < schema["minimum"]:
-        errors.append(f"{_where(path)}: expected at least {schema['minimum']}, got {value!r}")
-    if isinstance(value, dict):
-        props = schema.get("properties", {})
-        for key in schema.get("required", []):
-            if key not in value:
-                errors.append(f"{_where(path)}: missing {key!r}")
-        for key, item in value.items():
-            sub = f"{path}.{key}" if path else key
-            if key in props:
-                errors += _errors(item, props[key], root, sub)
-            elif schema.get("additionalProperties", True) is False:
-                errors.append(f"{_where(path)}: unexpected key {key!r} (allowed: {sorted(props)})")
-    if isinstance(value, list):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            errors.append(f"{_where(path)}: expected at least {schema['minItems']} items, got {len(value)}")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            errors.append(f"{_where(path)}: expected at most {schema['maxItems']} items, got {len(value)}")
-        for i, (item, sub) in enumerate(zip(value, schema.get("prefixItems", []))):
-            errors += _errors(item, sub, root, f"{path}[{i}]")
-    return errors
-
-
-def _consts(schema: dict, root: dict) -> dict:
-    schema = _resolve(schema["$ref"], root) if "$ref" in schema else schema
-    return {k: v["const"] for k, v in schema.get("properties", {}).items() if "const" in v}
-
-
-def _flatten(options: list[dict], root: dict) -> list[dict]:
-    """Nested oneOf alternatives as one list (so that constants deep inside can discriminate)."""
+def _alternatives(error) -> list[list]:
+    """The errors of each alternative of a failed oneOf, nested oneOfs at the same place flattened."""
+    groups: dict[int, list] = defaultdict(list)
+    for sub in error.context:
+        groups[sub.relative_schema_path[0]].append(sub)
     out = []
-    for option in options:
-        resolved = _resolve(option["$ref"], root) if "$ref" in option else option
-        out += _flatten(resolved["oneOf"], root) if "oneOf" in resolved else [resolved]
+    for _, errs in sorted(groups.items()):
+        nested = [e for e in errs if e.validator == "oneOf" and list(e.absolute_path) == list(error.absolute_path)]
+        if len(errs) == 1 and nested:
+            out += _alternatives(nested[0])
+        else:
+            out.append(errs)
     return out
 
 
-def _one_of(value: Any, options: list[dict], root: dict, path: str) -> list[str]:
-    options = _flatten(options, root)
-    results = [_errors(value, option, root, path) for option in options]
-    passing = sum(not r for r in results)
-    if passing == 1:
-        return []
-    if passing > 1:
-        return [f"{_where(path)}: matches {passing} alternatives of the schema, expected exactly one"]
-    # report the alternative whose discriminating constants (dialogue_type, action_type, ...) match
-    if isinstance(value, dict):
-        chosen = [r for o, r in zip(options, results)
-                  if (c := _consts(o, root)) and all(value.get(k) == v for k, v in c.items())]
-        if len(chosen) == 1:
-            return chosen[0]
-        keys = sorted({k for o in options for k in _consts(o, root)})
-        for key in keys:
-            allowed = sorted({str(_consts(o, root)[key]) for o in options if key in _consts(o, root)})
-            if value.get(key) not in allowed and allowed:
-                return [f"{_where(path)}: expected {key} in {allowed}, got {value.get(key)!r}"]
-    return min(results, key=len)
+def _discriminated_away(errs: list, depth: int) -> list:
+    """The const errors one level below the oneOf (dialogue_type, action_type, ...): an alternative with
+    one is not the one the dictionary meant."""
+    return [e for e in errs if e.validator == "const" and len(e.absolute_path) == depth + 1]
+
+
+def _describe(error) -> list[str]:
+    """An error in the user's terms: where, what was expected, what came."""
+    where, value, kind = _where(error.absolute_path), error.instance, error.validator
+    if kind == "oneOf":
+        if not error.context:  # more than one alternative matched
+            return [f"{where}: matches several alternatives of the schema, expected exactly one"]
+        depth = len(error.absolute_path)
+        alts = _alternatives(error)
+        left = [errs for errs in alts if not _discriminated_away(errs, depth)]
+        if not left and isinstance(value, dict):
+            consts = [e for errs in alts for e in _discriminated_away(errs, depth)]
+            key = consts[0].absolute_path[-1]
+            allowed = sorted({str(e.validator_value) for e in consts if e.absolute_path[-1] == key})
+            return [f"{where}: expected {key} in {allowed}, got {value.get(key)!r}"]
+        best = min(left or alts, key=len)
+        return [m for e in best for m in _describe(e)]
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(value) - set(allowed))
+        return [f"{where}: unexpected key {k!r} (allowed: {allowed})" for k in extra]
+    if kind == "required":
+        return [f"{where}: missing {k!r}" for k in error.validator_value if k not in value]
+    if kind == "type":
+        return [f"{where}: expected {error.validator_value}, got {type(value).__name__} {value!r}"]
+    if kind == "const":
+        return [f"{where}: expected {error.validator_value!r}, got {value!r}"]
+    if kind == "enum":
+        return [f"{where}: expected one of {error.validator_value}, got {value!r}"]
+    if kind in ("minItems", "maxItems"):
+        bound = "at least" if kind == "minItems" else "at most"
+        return [f"{where}: expected {bound} {error.validator_value} items, got {len(value)}"]
+    if kind == "minimum":
+        return [f"{where}: expected at least {error.validator_value}, got {value!r}"]
+    return [f"{where}: {error.message}"]  # any other keyword: jsonschema's own words
 
 
 def _span_errors(value: Any, num_words: int, path: str = "") -> list[str]:
@@ -136,9 +125,31 @@ def _span_errors(value: Any, num_words: int, path: str = "") -> list[str]:
     return errors
 
 
+def _plain(d: Any) -> bool:
+    """Made of JSON's own types only (so that its canonical JSON stands for it exactly)."""
+    if isinstance(d, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in d.items())
+    if isinstance(d, list):
+        return all(_plain(v) for v in d)
+    return d is None or isinstance(d, (str, int, float, bool))
+
+
+def _errors_of(d: Any) -> list[str]:
+    return [m for e in sorted(validator().iter_errors(d), key=lambda e: list(map(str, e.absolute_path)))
+            for m in _describe(e)]
+
+
+@lru_cache(maxsize=65536)
+def _schema_errors(key: str) -> tuple[str, ...]:
+    """The schema errors of a dictionary given as canonical JSON (dictionaries repeat: generated pairs,
+    parses; jsonschema takes about 2 ms per oneOf-heavy dictionary)."""
+    return tuple(_errors_of(json.loads(key)))
+
+
 def check(d: Any, num_words: int | None = None) -> list[str]:
     """The problems of an action dictionary (empty when valid); spans checked against `num_words`."""
-    errors = _errors(d, load_schema(), load_schema(), "")
+    key = json.dumps(d, sort_keys=True) if _plain(d) else None  # tuples and the like: validated as they are
+    errors = list(_schema_errors(key)) if key is not None else _errors_of(d)
     if not errors and num_words is not None:
         errors = _span_errors(d, num_words)
     return errors

@@ -3,7 +3,7 @@ what happened out. The library API under `mineclip assist` (and a chat page):
 
     session = AssistSession(world_seed=1000, model="runs/default/artifact")
     out = session.send("place a stone next to the tree")
-    out["reply"], out["success"], out["judge"]["verdict"], out["tasks"], out["steps"]
+    out["reply"], out["success"], out["judge"]["score"], out["tasks"], out["steps"]
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from mineclip.sim.env import CrafterEnv
 from .dialogue import DialogueManager, Handled
 from .executor import Executor, Snapshot
 from .intent import Intent
+from .jobs import DONE, Task
 from .judge import CommandJudge, intent_atoms
 from .memory import Memory
 from .outcome import ground_truth, placed
 from .parser.infer import cached_parser, load_parser
 from .plan import make_task
 from .recording import Recorder
-from .tasks import DONE, Task
 from .view import render_view
 
 DEFAULT_STEPS = 600  # world steps a message may set going before the agent replies
@@ -48,7 +48,7 @@ class Command:
 
 
 def _no_judge(reason: str) -> dict:
-    return {"score": None, "verdict": None, "skipped": reason}
+    return {"score": None, "skipped": reason}
 
 
 class AssistSession:
@@ -103,6 +103,8 @@ class AssistSession:
         t_run = time.perf_counter()
         if handled.intent is not None:
             cmd = self._start(handled)
+            steps = self.ex.run(self.max_steps)
+        elif handled.resume:
             steps = self.ex.run(self.max_steps)
         run_ms = (time.perf_counter() - t_run) * 1000
         out = self._result(text, handled, cmd, steps, t0, self.done[first_done:], run_ms)
@@ -166,7 +168,7 @@ class AssistSession:
             return _no_judge("no model given (--model ARTIFACT)"), frames
         if frames is None:
             return _no_judge("the command took no steps: no frames to judge"), frames
-        return self.judge.judge(cmd.text, frames, intent_atoms(cmd.intent)).to_dict(), frames
+        return self.judge.score_command(cmd.text, frames, intent_atoms(cmd.intent)).to_dict(), frames
 
     # -- replies ---------------------------------------------------------------------------------------
     def _result(self, text: str, handled: Handled, cmd: Command | None, steps: int, t0: float,
@@ -188,6 +190,9 @@ class AssistSession:
             else:
                 success, truth, judge = cmd.result["success"], cmd.result["ground_truth"], cmd.result["judge"]
                 reply = self._report(cmd)
+        if handled.resume and self.open:
+            pending = True
+            reply += f" Still working on it ({steps} steps so far)."
         others = [c for c in finished if c is not cmd]
         if others:
             reply += " Also: " + " ".join(self._report(c) for c in others)
@@ -218,9 +223,8 @@ class AssistSession:
         else:
             text = f"{lead}I couldn't {t.label}: {t.reason or why}."
         j = r["judge"]
-        if j.get("verdict") is not None:
-            text += (" The model agrees" if j["verdict"] else " The model is not convinced") + \
-                f" (score {j['score']:.3g}, threshold {j['threshold']:.3g})."
+        if j.get("score") is not None:  # a score beside the ground truth, not a verdict (judge.HELD_OUT)
+            text += f" The model's score: {j['score']:.3g} (threshold {j['threshold']:.3g}; a score, not a verdict)."
         return text
 
     # -- the session -------------------------------------------------------------------------------------

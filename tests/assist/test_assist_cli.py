@@ -18,7 +18,7 @@ def test_one_command_prints_one_json_object(capsys):
     code, out = _run(capsys, "--command", "chop a tree", "--world-seed", "1000", "--json")
     d = json.loads(out)
     assert code == 0 and KEYS <= set(d) and d["success"] is True and d["world_seed"] == 1000
-    assert d["judge"]["verdict"] is None and "no model" in d["judge"]["skipped"]
+    assert d["judge"]["score"] is None and "verdict" not in d["judge"] and "no model" in d["judge"]["skipped"]
     assert len(d["turns"]) == 1
 
 
@@ -61,8 +61,9 @@ def test_the_interactive_chat_reads_lines_until_quit(capsys, monkeypatch):
 
 
 def test_train_parser_writes_an_artifact(capsys, tmp_path):
-    code, out = _run(capsys, "train-parser", "--examples", "300", "--epochs", "1", "--out", str(tmp_path))
-    assert code == 0 and "hand-written test set: exact match" in out
+    code, out = _run(capsys, "train-parser", "--examples", "300", "--crowd-repeat", "0", "--epochs", "1", "--out",
+                     str(tmp_path))
+    assert code == 0 and "hand-written test set: exact match" in out and "crowd validation split" in out
     assert (tmp_path / "parser.safetensors").is_file()
 
 
@@ -86,3 +87,21 @@ def test_what_keeps_a_chat_from_starting_is_one_line_and_exit_1(capsys, tmp_path
         assert main(["assist", "--command", "hi", *args]) == 1
         err = capsys.readouterr().err
         assert err.startswith("mineclip assist: ") and err.count("\n") == 1, err
+
+
+def test_parse_prints_one_action_dictionary_per_message_line_for_line(capsys, tmp_path, monkeypatch):
+    from mineclip.assist.parser.infer import cached_parser
+
+    messages = ["build a house", "", "spawn a pig", "go to the tree"]
+    (tmp_path / "m.txt").write_text("\n".join(messages) + "\n")
+    code, out = _run(capsys, "parse", str(tmp_path / "m.txt"))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == len(messages)
+    parser = cached_parser(None)
+    assert [json.loads(line) for line in lines] == [parser.parse(m).action_dict for m in messages]
+    assert json.loads(lines[1]) == {"dialogue_type": "NOOP"}
+    monkeypatch.setattr("sys.stdin", io.StringIO("chop a tree\n"))
+    code, out = _run(capsys, "parse")
+    assert code == 0 and json.loads(out)["action"]["action_type"] == "COLLECT"
+    assert main(["assist", "parse", str(tmp_path / "none.txt")]) == 1
+    assert capsys.readouterr().err.startswith("mineclip assist parse: ")

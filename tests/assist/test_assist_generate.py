@@ -1,9 +1,10 @@
 from collections import Counter
 
-from mineclip.assist.frame import ACTION_TYPES, DIALOGUE_TYPES, flatten
+from mineclip.assist.crowd import load_crowd
 from mineclip.assist.generate import generate_pairs
 from mineclip.assist.handwritten import SPLITS, load_handwritten
 from mineclip.assist.lexicon import TEMPLATE_WORDS
+from mineclip.assist.semantic_frame import ACTION_TYPES, DIALOGUE_TYPES, flatten
 
 
 def test_generation_is_reproducible_and_varied():
@@ -29,7 +30,10 @@ def test_the_hand_written_set_is_large_covers_every_type_and_is_never_generated(
     assert {p["split"] for p in load_handwritten(None)} == set(SPLITS)
     frames = [flatten(p["action_dict"]) for p in test]
     assert {f.get("dialogue_type") for f in frames} == set(DIALOGUE_TYPES)
-    assert {f.get("action_type") for f in frames} - {"NONE"} == set(ACTION_TYPES)
+    crowd_only = {"RESUME", "SPAWN", "OTHER", "COMPOSITE"}  # schema 1.1.0's kinds: the crowd test split has them
+    assert {f.get("action_type") for f in frames} - {"NONE"} == set(ACTION_TYPES) - crowd_only
+    crowd = {flatten(p["action_dict"]).get("action_type") for p in load_crowd("test")}
+    assert crowd >= crowd_only
     assert Counter(f.get("stop") for f in frames)["NONE"] < len(frames)
     texts = [p["text"].lower() for p in load_handwritten(None)]
     assert len(set(texts)) == len(texts)

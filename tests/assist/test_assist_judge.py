@@ -3,8 +3,10 @@ import pytest
 
 from mineclip.assist.intent import Intent, Target
 from mineclip.assist.judge import (
+    HELD_OUT,
     CommandJudge,
     calibrated_threshold,
+    earns_verdict,
     intent_atoms,
     negatives_for_command,
     save_calibration,
@@ -23,23 +25,29 @@ def test_negatives_leave_out_the_suite_prompts_that_ask_the_same():
     assert intent_atoms(Intent("MOVE", target=Target(kind="water"))) == {"find_water"}
 
 
-def test_the_learned_judge_scores_a_commands_frames(micro_artifact):
+def test_the_learned_judge_scores_a_commands_frames_and_gives_no_verdict(micro_artifact):
     s = AssistSession(1000, micro_artifact)
     out = s.send("chop a tree")
     j = out["judge"]
-    assert isinstance(j["score"], float) and isinstance(j["verdict"], bool)
-    assert j["verdict"] == (j["score"] > j["threshold"]) and j["rule"].startswith("above chance")
+    assert isinstance(j["score"], float) and "verdict" not in j
+    assert j["rule"].startswith("above chance") and j["threshold"] == 0.0
     assert j["frames"] == out["steps"] + 1 and j["negatives"] > 50
-    assert "The model" in out["reply"]
+    assert "The model's score" in out["reply"] and "not a verdict" in out["reply"]
+    assert out["success"] is True  # the ground truth decides
 
 
-def test_a_given_or_calibrated_threshold_decides_the_verdict(micro_artifact, tmp_path):
+def test_a_score_is_a_verdict_only_when_it_beats_the_commoner_label():
+    assert not earns_verdict(HELD_OUT["agreement"], HELD_OUT["majority_agreement"])  # why there is none
+    assert earns_verdict(0.70, 0.59) and not earns_verdict(0.59, 0.59)
+
+
+def test_a_given_or_calibrated_threshold_is_the_one_the_score_is_read_against(micro_artifact, tmp_path):
     from mineclip.reward import RewardModel
 
     rm = RewardModel.load(micro_artifact)
     frames = np.zeros((5, 160, 256, 3), np.uint8)
-    high = CommandJudge(rm, threshold=1.0).judge("chop a tree", frames, {"collect_wood"})
-    assert high.verdict is False and high.rule == "given"
+    high = CommandJudge(rm, threshold=1.0).score_command("chop a tree", frames, {"collect_wood"})
+    assert high.threshold == 1.0 and high.rule == "given" and not hasattr(high, "verdict")
     assert calibrated_threshold(None) is None and calibrated_threshold(tmp_path / "no-such-model") is None
     assert CommandJudge.load(micro_artifact).rule.startswith("above chance")  # nothing saved yet
 
@@ -70,4 +78,4 @@ def test_what_the_model_sees_ranks_scene_descriptions(micro_artifact):
 
 def test_without_a_model_the_judge_is_skipped_and_says_so():
     out = AssistSession(1000).send("chop a tree")
-    assert out["judge"] == {"score": None, "verdict": None, "skipped": "no model given (--model ARTIFACT)"}
+    assert out["judge"] == {"score": None, "skipped": "no model given (--model ARTIFACT)"}

@@ -62,13 +62,13 @@ def test_spans_are_checked_against_the_message():
     assert "sentence 1" in check(other_sentence, num_words=5)[0]
 
 
-SUPPORTED = {"$schema", "$id", "$defs", "$ref", "title", "version", "description", "oneOf", "type", "const", "enum",
-             "properties", "required", "additionalProperties", "prefixItems", "minItems", "maxItems", "minimum"}
+# annotations of the 2020-12 vocabularies the schema uses, and one of its own at the root
+ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description", "$comment"}
 
 
-def _keywords(node: dict) -> set[str]:
-    """The JSON Schema keywords a schema node and its sub-schemas use."""
-    found = set(node)
+def _keywords(node: dict, root: bool = False) -> set[str]:
+    """The keywords a schema node and its sub-schemas use (`version` only counts below the root)."""
+    found = set(node) - ({"version"} if root else set())
     for key in ("properties", "$defs"):
         for sub in node.get(key, {}).values():
             found |= _keywords(sub)
@@ -77,5 +77,38 @@ def _keywords(node: dict) -> set[str]:
     return found
 
 
-def test_the_schema_uses_only_keywords_the_validator_implements():
-    assert _keywords(load_schema()) <= SUPPORTED, _keywords(load_schema()) - SUPPORTED
+def test_every_keyword_of_the_schema_is_one_the_validator_implements():
+    from jsonschema import Draft202012Validator
+
+    used = _keywords(load_schema(), root=True)
+    unknown = used - set(Draft202012Validator.VALIDATORS) - ANNOTATIONS
+    assert unknown == set(), f"keywords jsonschema would ignore: {unknown}"
+    Draft202012Validator.check_schema(load_schema())
+
+
+def test_a_keyword_the_hand_written_validator_ignored_is_enforced():
+    # the old validator knew no `maxLength`, `pattern` or `uniqueItems`; jsonschema knows every keyword
+    from jsonschema import Draft202012Validator
+
+    strict = Draft202012Validator({"type": "array", "uniqueItems": True, "maxItems": 3})
+    assert not strict.is_valid([1, 1])
+    assert check({"dialogue_type": "NOOP", "extra": 1}) == [("the dictionary: unexpected key 'extra' (allowed: "
+                                                            "['dialogue_type'])")]
+
+
+def test_requests_crafter_cannot_serve_are_valid_dictionaries_of_what_they_ask():
+    span = [0, [2, 2]]
+    for action in ({"action_type": "BUILD", "schematic": {"has_name": span}},
+                   {"action_type": "SPAWN", "reference_object": {"has_name": span}},
+                   {"action_type": "OTHER", "reference_object": {"has_name": span}},
+                   {"action_type": "RESUME"}, {"action_type": "COMPOSITE"},
+                   {"action_type": "MOVE", "location": {"location_type": "SPEAKER"}},
+                   {"action_type": "MOVE", "location": {"location_type": "REFERENCE_OBJECT", "relative_direction": "LEFT",
+                                                        "reference_object": {"has_name": span}}}):
+        assert check({"dialogue_type": "HUMAN_GIVE_COMMAND", "action": action}, 3) == [], action
+    assert check({"dialogue_type": "GET_MEMORY", "filters": {"memory_type": "OTHER"}}) == []
+    assert check({"dialogue_type": "PUT_MEMORY", "upsert": {"memory_type": "NAME", "has_name": [0, [3, 3]],
+                                                            "reference_object": {"has_name": span}}}) == []
+    bad = {"dialogue_type": "HUMAN_GIVE_COMMAND", "action": {"action_type": "MOVE", "location": {
+        "location_type": "REFERENCE_OBJECT", "relative_direction": "SIDEWAYS", "reference_object": {"has_name": span}}}}
+    assert "relative_direction" in check(bad)[0]

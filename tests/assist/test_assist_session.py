@@ -10,7 +10,7 @@ def test_a_command_becomes_a_task_that_changes_the_world():
     out = s.send("chop a tree")
     assert out["dialogue_type"] == "HUMAN_GIVE_COMMAND" and out["action_dict"]["action"]["action_type"] == "COLLECT"
     assert out["success"] is True and out["steps"] > 0 and s.ex.state.inventory["wood"] == 1
-    assert out["tasks"][0]["status"] == "done" and out["judge"]["verdict"] is None
+    assert out["tasks"][0]["status"] == "done" and out["judge"]["score"] is None
     assert "Done" in out["reply"]
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import torch
 
-from ..frame import CLASSES, Frame, assemble, spans_of
 from ..schema import SchemaError, check
+from ..semantic_frame import CLASSES, TAGS, Frame, assemble, spans_of
 from ..tokens import tokenize
 from .model import Parser, ParserConfig
 
@@ -52,6 +52,55 @@ def read_parser_info(path: str | os.PathLike | None = None) -> dict:
     return json.loads((Path(path or default_dir()) / CONFIG).read_text())["info"]
 
 
+# the slot a kind of request cannot do without (when it has no other way to say it), for decoding
+REQUIRED_SLOT = {"COLLECT": "OBJ", "FIGHT": "OBJ", "CRAFT": "OBJ", "MOVE": "LOC"}
+
+
+def _fill_required(frame: Frame, tag_logits: torch.Tensor, tags: list[str]) -> Frame:
+    """The frame with the slot its action cannot do without, when the tagger marked none: the word the
+    tagger finds likeliest to begin it (a one-word span)."""
+    kind = frame.get("action_type")
+    slot = REQUIRED_SLOT.get(kind)
+    if frame.get("dialogue_type") != "HUMAN_GIVE_COMMAND" or slot is None or slot in frame.spans:
+        return frame
+    if kind == "MOVE" and (frame.get("direction") != "NONE" or frame.get("speaker") != "NONE"):
+        return frame
+    taken = {i for a, b in frame.spans.values() for i in range(a, b + 1)}
+    scores = tag_logits[:, tags.index(f"B-{slot}")].clone()
+    for i in taken:
+        scores[i] = float("-inf")
+    if not torch.isfinite(scores).any():
+        return frame
+    i = int(scores.argmax())
+    return Frame(dict(frame.classes), {**frame.spans, slot: (i, i)})
+
+
+def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[str],
+           classes: dict[str, list[str]], tries: int = 6) -> tuple[dict, Frame, list[str]]:
+    """The likeliest dictionary the schema allows: the most probable tags and classes, else the next most
+    probable (dialogue type, action type) pairs, with a required slot filled from the tags when the tagger
+    marked none; NOOP when none of `tries` is valid. Returns (dictionary, frame, the problems of the most
+    probable frame: empty when it was valid as it came)."""
+    n = tag_logits.shape[0]
+    best = {name: classes[name][int(p.argmax())] for name, p in probs.items()}
+    spans = spans_of([tags[int(t)] for t in tag_logits.argmax(-1)])
+    pairs = [(float(pd * pa), dt, at) for dt, pd in zip(classes["dialogue_type"], probs["dialogue_type"])
+             for at, pa in zip(classes["action_type"], probs["action_type"])
+             if (dt == "HUMAN_GIVE_COMMAND") == (at != "NONE")]
+    pairs.sort(key=lambda x: -x[0])
+    first_problems: list[str] | None = None
+    for _, dt, at in [(1.0, best["dialogue_type"], best["action_type"])] + pairs[:tries]:
+        frame = Frame({**best, "dialogue_type": dt, "action_type": at}, dict(spans)).normalised()
+        frame = _fill_required(frame, tag_logits, tags)
+        d = assemble(frame)
+        problems = check(d, n)
+        if first_problems is None:
+            first_problems = problems
+        if not problems:
+            return d, frame, first_problems
+    return {"dialogue_type": "NOOP"}, Frame({"dialogue_type": "NOOP"}).normalised(), first_problems or []
+
+
 class LoadedParser:
     """A parser ready to parse messages."""
 
@@ -79,20 +128,13 @@ class LoadedParser:
         if todo:
             ids, grams, mask = self.network.encode_words([words[i] for i in todo])
             tag_logits, class_logits = self.network(ids, grams, mask)
-            tags = tag_logits.argmax(-1)
-            names = self.network.config.tags
+            names, classes = self.network.config.tags, self.network.config.classes
             for row, i in enumerate(todo):
-                classes, conf = {}, {}
-                for name, logits in class_logits.items():
-                    p = logits[row].softmax(-1)
-                    classes[name] = self.network.config.classes[name][int(p.argmax())]
-                    conf[name] = float(p.max())
-                tag_seq = [names[int(t)] for t in tags[row, :len(words[i])]]
-                frame = Frame(classes, spans_of(tag_seq)).normalised()
-                d = assemble(frame)
-                problems = check(d, len(words[i]))
-                if problems:
-                    d = {"dialogue_type": "NOOP"}
+                n = len(words[i])
+                probs = {name: logits[row].softmax(-1) for name, logits in class_logits.items()}
+                d, frame, problems = decode(probs, tag_logits[row, :n], names, classes)
+                conf = {name: float(frame_p[classes[name].index(frame.get(name))]) if frame.get(name) in classes[name]
+                        else 0.0 for name, frame_p in probs.items()}
                 out[i] = Parse(words[i], d, frame, conf, problems)
         return out
 
@@ -111,8 +153,12 @@ def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
                                 "train one with `mineclip assist train-parser --out DIR`")
     meta = json.loads((d / CONFIG).read_text())
     config = ParserConfig.from_dict(meta["config"])
-    if {k: list(v) for k, v in CLASSES.items()} != config.classes:
-        raise SchemaError(f"the parser in {d} was trained for other dictionary fields; retrain it")
+    # a parser of an older schema (fewer fields or values) still loads: the fields it lacks read as NONE
+    unknown = {f"{k}={v}" for k, vs in config.classes.items() for v in vs if v not in CLASSES.get(k, ())}
+    unknown |= set(config.tags) - set(TAGS)
+    if unknown:
+        raise SchemaError(f"the parser in {d} predicts {sorted(unknown)[:5]}, which this schema has no field for; "
+                          "retrain it")
     net = Parser(config)
     net.load_state_dict(load_file(str(d / WEIGHTS)))
     return LoadedParser(net, meta.get("info", {}))

@@ -15,7 +15,7 @@ from functools import lru_cache
 import torch
 from torch import nn
 
-from ..frame import CLASSES, TAGS
+from ..semantic_frame import CLASSES, TAGS
 
 PAD, UNK = "<pad>", "<unk>"
 

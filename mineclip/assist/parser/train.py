@@ -1,5 +1,7 @@
-"""Training the parser on generated pairs only (the hand-written set is never trained on), and
-measuring it on a held-out generated split and on the hand-written set."""
+"""Training the parser on generated pairs and the crowd's train split, as CraftAssist trained on
+generations and prompts (the hand-written set and the crowd's validation and test splits are never
+trained on), and measuring it on held-out generated pairs, the crowd's validation split and the
+hand-written set."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..frame import TAGS, flatten, tags_of
+from ..crowd import load_crowd
 from ..generate import generate_pairs
+from ..semantic_frame import TAGS, flatten, tags_of
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
@@ -25,8 +28,9 @@ class ParserTraining:
     """What `train_parser` does; the defaults train the packaged parser (~2-3 CPU minutes)."""
 
     examples: int = 20_000  # generated training pairs
+    crowd_repeat: int = 3  # passes over the crowd's train split per pass over the generated pairs (0: none)
     test_examples: int = 2_000  # generated pairs of another seed, those seen in training removed
-    epochs: int = 5
+    epochs: int = 8
     batch_size: int = 64
     lr: float = 2e-3
     seed: int = 0
@@ -50,6 +54,8 @@ def _labels(parser: Parser, pair: dict) -> tuple[list[int], dict[str, int]]:
     frame = flatten(pair["action_dict"])
     tag_index = {tag: i for i, tag in enumerate(parser.config.tags)}
     tags = [tag_index[t] for t in tags_of(frame.spans, len(pair["words"]))]
+    if not pair.get("spans_known", True):  # spans no one annotated: the tagger learns nothing from them
+        tags = [-100] * len(tags)
     return tags, {k: v.index(frame.get(k)) for k, v in parser.config.classes.items()}
 
 
@@ -79,9 +85,18 @@ def held_out_generated(n: int, seed: int, oov: float, seen: set[str]) -> list[di
     return out[:n]
 
 
+def training_pairs(s: ParserTraining) -> tuple[list[dict], list[dict], list[dict]]:
+    """(generated pairs, the crowd's train split, what one epoch passes over: the generated pairs and
+    `crowd_repeat` passes over the crowd's)."""
+    generated = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
+    crowd = load_crowd("train") if s.crowd_repeat > 0 else []
+    return generated, crowd, generated + crowd * s.crowd_repeat
+
+
 def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = None,
                  handwritten: list[dict] | None = None) -> tuple[LoadedParser, dict]:
-    """Train a parser on generated pairs; return it and its metrics (saved to `out_dir` if given)."""
+    """Train a parser on generated pairs and the crowd's train split; return it and its metrics (saved to
+    `out_dir` if given)."""
     from tqdm import tqdm
 
     s = settings
@@ -90,10 +105,11 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
     torch.set_num_threads(s.threads)
     try:
         start = time.time()
-        pairs = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
-        seen = {p["text"].lower().rstrip(".!?") for p in pairs}
+        generated, crowd, pairs = training_pairs(s)
+        seen = {p["text"].lower().rstrip(".!?") for p in generated}
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
-        config = ParserConfig(vocab=build_vocab(pairs, s.min_count), dim=s.dim, hidden=s.hidden, tags=list(TAGS))
+        config = ParserConfig(vocab=build_vocab(generated + crowd, s.min_count), dim=s.dim, hidden=s.hidden,
+                              tags=list(TAGS))
         net = Parser(config)
         labels = [_labels(net, p) for p in pairs]
         opt = torch.optim.AdamW(net.parameters(), lr=s.lr, weight_decay=1e-4)
@@ -126,13 +142,16 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
         bar.close()
         train_seconds = time.time() - start
         parser = LoadedParser(net.eval())
-        metrics = {"generated_test": evaluate_parser(parser, test)}
+        metrics = {"generated_test": evaluate_parser(parser, test),
+                   "crowd_validation": evaluate_parser(parser, load_crowd("validation"))}
         if handwritten:
             metrics["handwritten"] = evaluate_parser(parser, handwritten)
         info = {"settings": asdict(s), "train_seconds": round(train_seconds, 1), "steps": steps,
+                "pairs": {"generated": len(generated), "crowd_train": len(crowd)},
                 "first_loss": losses[0] if losses else None, "last_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
                 "parameters": sum(p.numel() for p in net.parameters()),
-                "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()}}
+                "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()},
+                "kind_accuracy": {k: round(v["kind_accuracy"], 4) for k, v in metrics.items()}}
         parser.info = info
         if out_dir is not None:
             save_parser(net, out_dir, info)

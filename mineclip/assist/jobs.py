@@ -1,5 +1,6 @@
-"""Interruptible, resumable tasks on a stack (CraftAssist, sec. 3): each step a task either returns
-an action for the world, pushes sub-tasks (which run first, then it resumes), or finishes.
+"""The assistant's jobs: interruptible, resumable tasks on a stack (CraftAssist, sec. 3). At each
+step a task either returns an action for the world, pushes sub-tasks (which run first, then it
+resumes), or finishes.
 
     SkillTask    runs skills of the scripted agent (mineclip.play.agents) for one sub-goal
     WalkTo       walks onto (or next to) a position; ActAt acts on one tile (mine it back, fill it)

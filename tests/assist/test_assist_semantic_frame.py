@@ -1,12 +1,20 @@
 import random
 
-from mineclip.assist.frame import CLASSES, Frame, assemble, flatten, spans_of, tags_of
+from mineclip.assist.crowd import load_crowd
 from mineclip.assist.generate import TEMPLATES, generate_pair, generate_pairs
 from mineclip.assist.handwritten import load_handwritten
+from mineclip.assist.semantic_frame import (
+    CLASSES,
+    Frame,
+    assemble,
+    flatten,
+    spans_of,
+    tags_of,
+)
 
 
 def test_dictionaries_and_frames_map_both_ways_exactly():
-    pairs = generate_pairs(1500, seed=11) + load_handwritten(None)
+    pairs = generate_pairs(1500, seed=11) + load_handwritten(None) + load_crowd(None)
     for p in pairs:
         frame = flatten(p["action_dict"])
         assert assemble(frame) == p["action_dict"], p["text"]
@@ -14,7 +22,7 @@ def test_dictionaries_and_frames_map_both_ways_exactly():
 
 
 def test_bio_tags_round_trip_the_spans():
-    for p in generate_pairs(500, seed=5):
+    for p in generate_pairs(500, seed=5) + load_crowd(None):
         spans = flatten(p["action_dict"]).spans
         assert spans_of(tags_of(spans, len(p["words"]))) == spans
 
@@ -30,7 +38,7 @@ def test_every_template_makes_the_classes_it_claims():
     rng = random.Random(0)
     seen = {k: set() for k in CLASSES}
     for name in TEMPLATES:
-        for _ in range(60):
+        for _ in range(150):
             frame = flatten(generate_pair(rng, template=name)["action_dict"])
             for k in CLASSES:
                 seen[k].add(frame.get(k))

@@ -5,7 +5,7 @@
           spans={"LOC": (3, 3)})   <->   {"dialogue_type": "HUMAN_GIVE_COMMAND", "action": {...}}
 
 `flatten(assemble(f)) == f` for every frame that `assemble` accepts and `assemble(flatten(d)) == d`
-for every valid dictionary, which `tests/assist/test_assist_frame.py` checks on generated pairs.
+for every valid dictionary, which `tests/assist/test_assist_semantic_frame.py` checks on generated pairs.
 """
 
 from __future__ import annotations
@@ -14,19 +14,21 @@ from dataclasses import dataclass, field
 
 DIALOGUE_TYPES = ("HUMAN_GIVE_COMMAND", "GET_MEMORY", "PUT_MEMORY", "NOOP")
 ACTION_TYPES = ("MOVE", "COLLECT", "DESTROY", "BUILD", "DIG", "FILL", "CRAFT", "FIGHT", "EAT", "DRINK", "SLEEP",
-                "STOP", "UNDO")
+                "STOP", "UNDO", "RESUME", "SPAWN", "OTHER", "COMPOSITE")
 CLASSES: dict[str, tuple[str, ...]] = {
     "dialogue_type": DIALOGUE_TYPES,
     "action_type": ("NONE",) + ACTION_TYPES,
     "stop": ("NONE", "HAVE", "NIGHT", "DAY"),  # a stop condition makes the action a LOOP
     "direction": ("NONE", "LEFT", "RIGHT", "UP", "DOWN", "FORWARD", "BACK"),
     "shape": ("NONE", "ROW", "WALL", "PILLAR", "HOUSE", "BRIDGE", "TUNNEL", "HOLE"),  # NONE: one block (BUILD)
-    "memory_type": ("NONE", "INVENTORY", "SCENE", "PLACE", "TASK", "VITALS", "NAME", "FEEDBACK"),
+    "memory_type": ("NONE", "INVENTORY", "SCENE", "PLACE", "TASK", "VITALS", "NAME", "FEEDBACK", "OTHER"),
     "feedback": ("NONE", "POSITIVE", "NEGATIVE"),
+    "side": ("NONE", "LEFT", "RIGHT", "FRONT", "BEHIND", "ABOVE", "BELOW", "AWAY"),  # of a location's object
+    "speaker": ("NONE", "SPEAKER"),  # a location at the speaker ("come here")
 }
 SLOTS = ("OBJ", "BLOCK", "LOC", "COUNT", "SIZE", "STEPS", "NAME", "UNTIL_OBJ", "UNTIL_COUNT")
 TAGS = ("O",) + tuple(f"{p}-{s}" for s in SLOTS for p in ("B", "I"))
-GET_TYPES = ("INVENTORY", "SCENE", "PLACE", "TASK", "VITALS")
+GET_TYPES = ("INVENTORY", "SCENE", "PLACE", "TASK", "VITALS", "OTHER")
 PUT_TYPES = ("NAME", "FEEDBACK")
 
 
@@ -50,13 +52,18 @@ def _span(s: tuple[int, int]) -> list:
 
 
 def _location(f: Frame) -> dict | None:
+    if f.get("speaker") != "NONE":
+        return {"location_type": "SPEAKER"}
     if f.get("direction") != "NONE":
         loc = {"location_type": "DIRECTION", "direction": f.get("direction")}
         if "STEPS" in f.spans:
             loc["steps"] = _span(f.spans["STEPS"])
         return loc
     if "LOC" in f.spans:
-        return {"location_type": "REFERENCE_OBJECT", "reference_object": {"has_name": _span(f.spans["LOC"])}}
+        loc = {"location_type": "REFERENCE_OBJECT", "reference_object": {"has_name": _span(f.spans["LOC"])}}
+        if f.get("side") != "NONE":
+            loc["relative_direction"] = f.get("side")
+        return loc
     return None
 
 
@@ -66,16 +73,20 @@ def _simple_action(f: Frame, kind: str) -> dict:
     ref = {"has_name": _span(sp["OBJ"])} if "OBJ" in sp else None
     if kind == "MOVE":
         a["location"] = _location(f)
-    elif kind in ("COLLECT", "DESTROY", "FIGHT", "FILL", "EAT") and ref:
+    elif kind in ("COLLECT", "DESTROY", "FIGHT", "FILL", "EAT", "SPAWN", "OTHER") and ref:
         a["reference_object"] = ref
     elif kind == "CRAFT" and ref:
         a["recipe"] = ref
+    if kind == "OTHER" and _location(f) is not None:
+        a["location"] = _location(f)
     if kind in ("BUILD", "DIG", "FILL"):
         schem: dict = {}
         if "BLOCK" in sp and kind != "DIG":
             schem["has_block_type"] = _span(sp["BLOCK"])
         shape = f.get("shape")
-        if kind == "BUILD":
+        if kind == "BUILD" and ref:  # something to build that is no block or shape: its name
+            schem["has_name"] = ref["has_name"]
+        if kind == "BUILD" and (shape != "NONE" or not ref):
             schem["has_shape"] = shape if shape != "NONE" else "BLOCK"
         elif kind == "DIG" and shape != "NONE":
             schem["has_shape"] = shape
@@ -85,7 +96,7 @@ def _simple_action(f: Frame, kind: str) -> dict:
             a["schematic"] = schem
         if kind in ("BUILD", "DIG") and _location(f) is not None:
             a["location"] = _location(f)
-    if kind in ("COLLECT", "DESTROY", "FIGHT", "CRAFT", "DRINK") and "COUNT" in sp:
+    if kind in ("COLLECT", "DESTROY", "FIGHT", "CRAFT", "DRINK", "SPAWN") and "COUNT" in sp:
         a["repeat"] = {"repeat_count": _span(sp["COUNT"])}
     return {k: v for k, v in a.items() if v is not None}
 
@@ -109,6 +120,8 @@ def assemble(f: Frame) -> dict:
         upsert: dict = {"memory_type": "NAME"}
         if "NAME" in f.spans:
             upsert["has_name"] = _span(f.spans["NAME"])
+        if "OBJ" in f.spans:
+            upsert["reference_object"] = {"has_name": _span(f.spans["OBJ"])}
         return {"dialogue_type": kind, "upsert": upsert}
     action = _simple_action(f, f.get("action_type"))
     if f.get("stop") != "NONE":
@@ -126,12 +139,16 @@ def _s(span) -> tuple[int, int]:
 
 
 def _flatten_location(loc: dict, f: Frame) -> None:
-    if loc["location_type"] == "DIRECTION":
+    if loc["location_type"] == "SPEAKER":
+        f.classes["speaker"] = "SPEAKER"
+    elif loc["location_type"] == "DIRECTION":
         f.classes["direction"] = loc["direction"]
         if "steps" in loc:
             f.spans["STEPS"] = _s(loc["steps"])
     else:
         f.spans["LOC"] = _s(loc["reference_object"]["has_name"])
+        if "relative_direction" in loc:
+            f.classes["side"] = loc["relative_direction"]
 
 
 def flatten(d: dict) -> Frame:
@@ -146,8 +163,11 @@ def flatten(d: dict) -> Frame:
         f.classes["memory_type"] = up["memory_type"]
         if up["memory_type"] == "FEEDBACK":
             f.classes["feedback"] = up["has_feedback"]
-        elif "has_name" in up:
-            f.spans["NAME"] = _s(up["has_name"])
+        else:
+            if "has_name" in up:
+                f.spans["NAME"] = _s(up["has_name"])
+            if "reference_object" in up:
+                f.spans["OBJ"] = _s(up["reference_object"]["has_name"])
     elif d["dialogue_type"] == "HUMAN_GIVE_COMMAND":
         a = d["action"]
         if a["action_type"] == "LOOP":
@@ -165,6 +185,8 @@ def flatten(d: dict) -> Frame:
         if "location" in a:
             _flatten_location(a["location"], f)
         schem = a.get("schematic", {})
+        if "has_name" in schem:
+            f.spans["OBJ"] = _s(schem["has_name"])
         if "has_block_type" in schem:
             f.spans["BLOCK"] = _s(schem["has_block_type"])
         if "has_size" in schem:
