@@ -105,10 +105,10 @@ def main() -> None:
 
 
 def command_sections(a: argparse.Namespace, rows: list[dict]) -> dict:
-    from mineclip.assist.benchmark import judge_agreement, judge_pairs, run_commands
+    from mineclip.assist.benchmark import calibrate_command_judge, judge_agreement, judge_pairs, run_commands
     from mineclip.assist.handwritten import load_handwritten
     from mineclip.assist.judge import CommandJudge, earns_verdict, save_calibration
-    from mineclip.evaluate.judge import calibrate_threshold, kmeans_threshold, roc_auc
+    from mineclip.evaluate.judge import kmeans_threshold, roc_auc
     from mineclip.tasks.world_seeds import world_seeds
 
     judge = None
@@ -141,14 +141,10 @@ def command_sections(a: argparse.Namespace, rows: list[dict]) -> dict:
     pairs = judge_pairs(rows, judge)
     threshold, source = judge.threshold, judge.rule
     if a.calibrate:
-        dev = [p for p in load_handwritten("dev") if p["action_dict"]["dialogue_type"] == "HUMAN_GIVE_COMMAND"]
-        cal_rows = run_commands(dev, world_seeds("play", a.worlds, offset=100), judge, a.max_steps)
-        cal = judge_pairs(cal_rows, judge, seed=1)
-        threshold = calibrate_threshold([p["score"] for p in cal], [p["label"] for p in cal])
-        source = f"calibrated on {len(cal)} dev pairs"
+        threshold, info = calibrate_command_judge(judge, a.worlds, a.max_steps)
+        source = f"calibrated on {info['pairs']} dev pairs"
         if a.write_threshold:
-            save_calibration(a.model, threshold,
-                             {"pairs": len(cal), "source": "bench/assist.py --calibrate (hand-written dev commands)"})
+            save_calibration(a.model, threshold, info)
     j = {"rule": source, **judge_agreement(pairs, threshold),
          "kmeans": judge_agreement(pairs, kmeans_threshold([p["score"] for p in pairs])),
          "topk_auc": roc_auc([p["topk"] for p in pairs], [p["label"] for p in pairs])}

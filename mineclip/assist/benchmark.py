@@ -173,3 +173,34 @@ def judge_agreement(pairs: list[dict], threshold: float) -> dict:
             "n": len(pairs), "positives": sum(labels), "own_agreement": own_m["accuracy"], "own_n": len(own),
             "majority_agreement": max(sum(labels), len(labels) - sum(labels)) / max(1, len(labels)),
             "own_majority_agreement": max(sum(own_labels), len(own_labels) - sum(own_labels)) / max(1, len(own))}
+
+
+# -- calibrating the judge's threshold into the artifact --------------------------------------------------
+def calibrate_command_judge(judge, worlds: int = 8, max_steps: int = 600, progress: bool = True
+                            ) -> tuple[float, dict]:
+    """The F1-best threshold of the judge's score for free-form commands, fitted on the hand-written dev
+    commands carried out in `worlds` 'play' worlds that the test commands do not use (offset 100),
+    and what it was fitted on."""
+    from mineclip.evaluate.thresholds import calibrate_threshold
+    from mineclip.tasks.world_seeds import world_seeds
+
+    from .handwritten import load_handwritten
+
+    dev = [p for p in load_handwritten("dev") if p["action_dict"]["dialogue_type"] == "HUMAN_GIVE_COMMAND"]
+    rows = run_commands(dev, world_seeds("play", worlds, offset=100), judge, max_steps, progress)
+    pairs = judge_pairs(rows, judge, seed=1)
+    if not pairs:
+        raise ValueError("no dev command was carried out: nothing to calibrate the judge on")
+    threshold = calibrate_threshold([p["score"] for p in pairs], [p["label"] for p in pairs])
+    return threshold, {"pairs": len(pairs), "worlds": worlds, "source": "hand-written dev commands"}
+
+
+def calibrate_into_artifact(artifact, worlds: int = 8, max_steps: int = 600, progress: bool = True
+                            ) -> tuple[float, dict]:
+    """Calibrate the judge of `artifact` (`calibrate_command_judge`) and save the threshold with it
+    (judge.json, section `commands`; `mineclip assist calibrate`)."""
+    from .judge import CommandJudge, save_calibration
+
+    threshold, info = calibrate_command_judge(CommandJudge.load(artifact), worlds, max_steps, progress)
+    save_calibration(artifact, threshold, info)
+    return threshold, info

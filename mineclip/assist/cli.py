@@ -4,6 +4,7 @@
     mineclip assist --command "chop a tree" --world-seed 1000 --json     scripted, one JSON object
     mineclip assist train-parser [--out DIR]          retrain the parser (the packaged one by default)
     mineclip assist parse [FILE]                      messages in (one per line), action dictionaries out
+    mineclip assist calibrate --model ARTIFACT        fit the judge's threshold for commands, saved with the artifact
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write each carried-out command as a labelled trajectory (DIR/trajectories.jsonl + "
                         "videos/, what `mineclip eval` reads)")
     p.add_argument("--video", default=None, metavar="PATH", help="save the whole session as an mp4")
-    sub = p.add_subparsers(dest="action", metavar="{train-parser,parse}",
+    sub = p.add_subparsers(dest="action", metavar="{train-parser,parse,calibrate}",
                            help="train-parser: retrain the semantic parser; parse: messages to action dictionaries, "
-                                "no world (without either: chat)")
+                                "no world; calibrate: the judge's threshold for commands, into the artifact (without "
+                                "any: chat)")
     d = ParserTraining()
     t = sub.add_parser("train-parser", help="retrain the semantic parser",
                        description="Train the semantic parser on generated pairs and the crowd's train split (never "
@@ -58,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--parser", dest="parse_with", default=None, metavar="DIR",
                    help="a parser artifact (default: the packaged one)")
     q.add_argument("--batch", type=int, default=256, help="messages parsed together")
+    c = sub.add_parser("calibrate", help="fit the judge's threshold for free-form commands, saved with the artifact",
+                       description="Carry out the hand-written dev commands in fresh 'play' worlds, score their frames "
+                                   "against their own and other commands' text with the artifact's MineCLIP reward, "
+                                   "and save the F1-best threshold with the artifact (judge.json, section commands): "
+                                   "what the chat's judge reads its score against.")
+    c.add_argument("--model", dest="calibrate_model", required=True, metavar="ARTIFACT", help="an exported artifact")
+    c.add_argument("--worlds", type=int, default=8, help="worlds the dev commands are carried out in")
     return p
 
 
@@ -105,6 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
     if a.action == "train-parser":
         return _train_parser(a)
+    if a.action == "calibrate":
+        from .benchmark import calibrate_into_artifact
+
+        try:
+            threshold, info = calibrate_into_artifact(a.calibrate_model, a.worlds, a.max_steps)
+        except (FileNotFoundError, ValueError) as e:
+            print(f"mineclip assist calibrate: {e}", file=sys.stderr)
+            return 1
+        print(f"threshold {threshold:.4g} fitted on {info['pairs']} (frames, command) pairs; saved with "
+              f"{a.calibrate_model} (judge.json, commands)")
+        return 0
     if a.action == "parse":
         try:
             return _parse(a)

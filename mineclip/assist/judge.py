@@ -109,12 +109,12 @@ def calibrated_threshold(artifact_dir: str | os.PathLike | None) -> float | None
 def save_calibration(artifact_dir: str | os.PathLike, threshold: float, info: dict) -> Path:
     """Save the commands' calibrated threshold with the artifact (judge.json, section `commands`),
     keeping what else the file holds (the per-task thresholds of `mineclip eval --calibrate`)."""
-    from mineclip.model.artifact import CONFIG, read_judge, write_judge
+    from mineclip.model.artifact import CONFIG, Artifact
 
     if not (Path(artifact_dir) / CONFIG).is_file():
         raise ValueError(f"{artifact_dir} is not an exported artifact directory: a calibrated threshold is saved "
                          "with the artifact it belongs to")
-    return write_judge(artifact_dir, {**read_judge(artifact_dir), COMMANDS: {"threshold": float(threshold), **info}})
+    return Artifact(artifact_dir).write_judge_section(COMMANDS, {"threshold": float(threshold), **info})
 
 
 class CommandJudge:

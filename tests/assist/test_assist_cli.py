@@ -105,3 +105,17 @@ def test_parse_prints_one_action_dictionary_per_message_line_for_line(capsys, tm
     assert code == 0 and json.loads(out)["action"]["action_type"] == "COLLECT"
     assert main(["assist", "parse", str(tmp_path / "none.txt")]) == 1
     assert capsys.readouterr().err.startswith("mineclip assist parse: ")
+
+
+def test_calibrate_saves_the_judges_threshold_with_the_artifact(capsys, micro_artifact, tmp_path):
+    import json
+    import shutil
+
+    art = tmp_path / "artifact"
+    shutil.copytree(micro_artifact, art)
+    assert main(["assist", "--max-steps", "60", "calibrate", "--model", str(art), "--worlds", "1"]) == 0
+    saved = json.loads((art / "judge.json").read_text())["commands"]
+    assert saved["pairs"] > 0 and saved["worlds"] == 1 and isinstance(saved["threshold"], float)
+    assert f"threshold {saved['threshold']:.4g}" in capsys.readouterr().out
+    assert main(["assist", "calibrate", "--model", str(tmp_path / "nothing")]) == 1
+    assert "mineclip assist calibrate:" in capsys.readouterr().err

@@ -59,10 +59,10 @@ def test_a_calibrated_threshold_is_saved_with_its_artifact_beside_the_per_task_o
 
     art = tmp_path / "artifact"
     shutil.copytree(micro_artifact, art)
-    write_judge(art, {"tasks": {"harvest_wood": {"mean": 0.3}}, "mode": "direct"})  # mineclip eval --calibrate's
+    write_judge(art, {"calibration": {"tasks": {"harvest_wood": {"mean": 0.3}}, "mode": "direct"}})  # eval --calibrate's
     save_calibration(art, -1.0, {"pairs": 2})
     judge = read_judge(art)
-    assert judge["commands"] == {"threshold": -1.0, "pairs": 2} and judge["tasks"]["harvest_wood"]["mean"] == 0.3
+    assert judge["commands"] == {"threshold": -1.0, "pairs": 2} and judge["calibration"]["tasks"]["harvest_wood"]["mean"] == 0.3
     loaded = CommandJudge.load(art)
     assert (loaded.threshold, loaded.rule) == (-1.0, "calibrated")
     assert CommandJudge.load(art, threshold=0.5).rule == "given"
