@@ -7,8 +7,7 @@ command).
 It reports a **score** beside the ground truth, not a verdict: on held-out commands, score >
 threshold agreed with the ground truth less often than always answering the commoner label
 (`HELD_OUT`; `earns_verdict` is the bar, which `bench/assist.py` checks again on each run). The
-threshold it is read against is calibrated per model by `bench/assist.py --calibrate
---write-threshold` (stored with the artifact, in judge.json's `commands` section beside `mineclip
+threshold it is read against is calibrated per model by `mineclip assist calibrate` (stored with the artifact, in judge.json's `commands` section beside `mineclip
 eval --calibrate`'s per-task thresholds) or given; without either it is 0 ("above chance": the
 command's probability rose above 1/N in some window).
 
