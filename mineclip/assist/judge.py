@@ -153,9 +153,7 @@ class CommandJudge:
         from mineclip.tasks.scenes import IDLE, VIEW, VIEW_NEAR
 
         captions = list(dict.fromkeys(IDLE + [c for cs in {**VIEW, **VIEW_NEAR}.values() for c in cs]))
-        w, s = self.rm.window, self.rm.frame_stride  # the window ending at the latest frame, as the reward sees it
-        idx = np.clip(np.arange(len(frames) - 1 - (w - 1) * s, len(frames), s), 0, None)
-        window = frames[idx]
+        window = frames[self.rm.window_indices(len(frames) - 1)[0].numpy()]  # the latest window, as the reward sees it
         with torch.inference_mode():
             feats = self.rm.frame_features(window)[None]
             probs = self.rm.window_logits(feats, self.rm.text_features(captions)).softmax(-1)[0]

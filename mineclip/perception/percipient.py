@@ -98,8 +98,7 @@ class Percipient:
         """The model's window [1, W, D] over the newest frames (the first repeated before the start)."""
         x = as_frames(frames)[-self.rm.span:]
         feats = self.rm.frame_features(x)
-        idx = torch.arange(len(x) - 1 - (self.rm.window - 1) * self.rm.frame_stride, len(x), self.rm.frame_stride)
-        return feats[idx.clamp(min=0)][None]
+        return feats[self.rm.window_indices(len(x) - 1)[0].to(feats.device)][None]
 
     @torch.inference_mode()
     def probs(self, frames, texts: list[list[str]]) -> list[float]:

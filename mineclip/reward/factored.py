@@ -144,9 +144,8 @@ class FactoredRewardFunction(WindowedReward):
     @torch.inference_mode()
     def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
         """Rewards from per-frame features [T, feature_dim] (`encode`)."""
-        t, w, s = len(feats), self.rm.window, self.rm.frame_stride
-        idx = torch.arange(t)[:, None] + torch.arange(-(w - 1) * s, 1, s)[None, :]
-        windows = feats[idx.clamp(min=0)]  # the first frame repeated before the start, as RewardFunction
+        t = len(feats)
+        windows = feats[self.rm.window_indices(torch.arange(t)).to(feats.device)]  # as RewardFunction
         per = torch.cat([self.condition_probs(windows[i:i + self.rm.batch_size])
                          for i in range(0, t, max(1, self.rm.batch_size))])
         prob = soft_and(per, self.combine)

@@ -187,6 +187,14 @@ class RewardModel:
         """Steps one window covers: (window - 1) * frame_stride + 1."""
         return (self.window - 1) * self.frame_stride + 1
 
+    def window_indices(self, ends) -> torch.Tensor:
+        """Frame indices [len(ends), window] of the window the model sees ending at each frame of
+        `ends` (an index or indices): every `frame_stride`-th frame back from it, the first frame
+        repeated before the start. The one place this arithmetic lives (the reward, the reward by
+        conditions, the Percipient and the assistant's judge ask it)."""
+        ends = torch.as_tensor(ends, dtype=torch.long).reshape(-1, 1)
+        return (ends + torch.arange(-(self.window - 1) * self.frame_stride, 1, self.frame_stride)).clamp(min=0)
+
     def real_frames(self, seen):
         """How many of a window's frames are real (not repeats of the first) after `seen` frames."""
         return ((seen - 1) // self.frame_stride + 1).clamp(max=self.window) if isinstance(seen, torch.Tensor) \
@@ -355,9 +363,8 @@ class RewardFunction(WindowedReward):
     @torch.inference_mode()
     def trajectory_from_features(self, feats: torch.Tensor) -> TrajectoryRewards:
         """Rewards from per-frame features [T, D] (lets several prompts share one encoding)."""
-        t, w, s = len(feats), self.window, self.frame_stride
-        idx = torch.arange(t)[:, None] + torch.arange(-(w - 1) * s, 1, s)[None, :]  # window ending at each frame
-        windows = feats[idx.clamp(min=0)]  # repeat the first frame before the start
+        t = len(feats)
+        windows = feats[self.rm.window_indices(torch.arange(t)).to(feats.device)]  # the window ending at each frame
         lengths = self.rm.real_frames(torch.arange(t) + 1)
         logits, probs = [], []
         bs = max(1, self.rm.batch_size)

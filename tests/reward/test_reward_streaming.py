@@ -120,3 +120,10 @@ def test_frames_of_another_size_are_resized_and_chw_is_accepted(micro_model):
     assert a.prob.shape == (3,) and np.allclose(a.prob, b.prob)
     with pytest.raises(ValueError, match="uint8"):
         fn.trajectory(hwc.astype(np.float32))
+
+
+def test_the_window_ending_at_a_frame_is_every_strideth_frame_back_the_first_repeated(micro_model):
+    rm = RewardModel(micro_model, window=4, frame_stride=2)
+    assert rm.window_indices(7).tolist() == [[1, 3, 5, 7]]
+    assert rm.window_indices([0, 2, 9]).tolist() == [[0, 0, 0, 0], [0, 0, 0, 2], [3, 5, 7, 9]]
+    assert RewardModel(micro_model, window=3).window_indices(1).tolist() == [[0, 0, 1]]
