@@ -11,7 +11,7 @@ from mineclip.sim.vocab import CREATURE_ACHIEVEMENT, ITEM_MAX, VITAL_MAX
 
 
 from . import lexicon as lx
-from .tokens import span_text, span_words
+from .tokens import span_text
 
 if TYPE_CHECKING:
     from .executor import Executor
@@ -372,13 +372,3 @@ def _undo(ex: Executor, intent: Intent) -> Intent | Refusal:
             return Refusal(f"I can't undo '{entry['label']}': crafter gives no way to remove a {lx.display(m)}.")
         return replace(intent, undo_of=entry)
     return Refusal("There is nothing to undo.")
-
-
-def span_of(d: dict, path: tuple[str, ...], words: list[str]) -> list[str]:
-    """The words at a span path of a dictionary ([] if absent)."""
-    node = d
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return []
-        node = node[key]
-    return span_words(words, node)

@@ -21,14 +21,3 @@ def span_words(tokens: list[str], span) -> list[str]:
 def span_text(tokens: list[str], span) -> str:
     """The words of a span joined by spaces."""
     return " ".join(span_words(tokens, span))
-
-
-def find_span(tokens: list[str], words: str, occurrence: int = 0) -> list:
-    """The span `[0, [start, end]]` of a phrase in the tokens (its `occurrence`-th match); ValueError if absent."""
-    target = tokenize(words)
-    n = len(target)
-    hits = [i for i in range(len(tokens) - n + 1) if tokens[i:i + n] == target]
-    if not target or len(hits) <= occurrence:
-        raise ValueError(f"expected the words {words!r} in {' '.join(tokens)!r}")
-    start = hits[occurrence]
-    return [0, [start, start + n - 1]]
