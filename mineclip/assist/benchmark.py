@@ -150,7 +150,7 @@ def judge_pairs(rows: list[dict], judge, swaps: int = 2, seed: int = 0) -> list[
         for o, own in [(r, True)] + [(o, False) for o in others]:
             intent = o["_expected"]
             label = ground_truth(intent, *r["_snaps"])[0]
-            fn = judge.rm.reward_fn(o["text"], negatives_for_command(o["text"], intent_atoms(intent)), mode="direct")
+            fn = judge.rm.reward_fn(o["text"], negatives_for_command(o["text"], intent_atoms(intent)), mode=judge.mode)
             rewards = fn.trajectory_from_features(r["_feats"]).step_rewards
             out.append({"frames_of": r["id"], "frames": len(r["_feats"]), "text": o["text"], "own": own,
                         "score": float(rewards.mean()),
@@ -192,7 +192,7 @@ def calibrate_command_judge(judge, worlds: int = 8, max_steps: int = 600, progre
     if not pairs:
         raise ValueError("no dev command was carried out: nothing to calibrate the judge on")
     threshold = calibrate_threshold([p["score"] for p in pairs], [p["label"] for p in pairs])
-    return threshold, {"pairs": len(pairs), "worlds": worlds, "source": "hand-written dev commands"}
+    return threshold, {"pairs": len(pairs), "worlds": worlds, "mode": judge.mode, "source": "hand-written dev commands"}
 
 
 def calibrate_into_artifact(artifact, worlds: int = 8, max_steps: int = 600, progress: bool = True

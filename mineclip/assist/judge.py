@@ -95,14 +95,21 @@ def negatives_for_command(prompt: str, atoms: set[str]) -> list[str]:
     return [n for n in negatives_for(prompt, "scene") if n not in same]
 
 
-def calibrated_threshold(artifact_dir: str | os.PathLike | None) -> float | None:
-    """The threshold `bench/assist.py --calibrate --write-threshold` saved with an artifact, or None."""
+def calibrated_threshold(artifact_dir: str | os.PathLike | None, mode: str = "direct") -> float | None:
+    """The threshold `mineclip assist calibrate` saved with an artifact, or None; one calibrated
+    under another reward formula than `mode` is refused (ValueError naming both)."""
     from mineclip.model.artifact import read_judge
 
     if artifact_dir is None:  # a judge built from a reward model in memory: nothing saved with it
         return None
     entry = read_judge(artifact_dir).get(COMMANDS)
-    return float(entry["threshold"]) if entry else None
+    if not entry:
+        return None
+    if entry.get("mode", "direct") != mode:
+        raise ValueError(f"{artifact_dir}: the judge's threshold for commands was calibrated with the "
+                         f"{entry.get('mode', 'direct')!r} reward, not {mode!r}: calibrate again (mineclip assist "
+                         "calibrate) or give --judge-threshold")
+    return float(entry["threshold"])
 
 
 def save_calibration(artifact_dir: str | os.PathLike, threshold: float, info: dict) -> Path:
@@ -120,10 +127,15 @@ class CommandJudge:
     """Scores recorded frames against a command with a MineCLIP reward model."""
 
     def __init__(self, reward_model, threshold: float | None = None, source: str = "given",
-                 artifact_dir: str | os.PathLike | None = None):
+                 artifact_dir: str | os.PathLike | None = None, mode: str | None = None):
+        from mineclip.model.artifact import Artifact, JudgeSettings
+
         self.rm = reward_model
+        # the reward formula: the artifact's judge settings, as `mineclip eval`'s and the labelling app's
+        settings = Artifact(artifact_dir).judge_settings() if artifact_dir is not None else JudgeSettings()
+        self.mode = settings.override(mode=mode).mode
         if threshold is None:  # the one saved with the artifact, if any
-            threshold, source = calibrated_threshold(artifact_dir), "calibrated"
+            threshold, source = calibrated_threshold(artifact_dir, self.mode), "calibrated"
         if threshold is None:
             threshold, source = 0.0, "above chance (uncalibrated)"
         self.threshold, self.rule = float(threshold), source
@@ -138,7 +150,7 @@ class CommandJudge:
     def score(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> tuple[float, int]:
         """(mean step reward of the frames for the prompt, number of negatives)."""
         negatives = negatives_for_command(prompt, atoms)
-        fn = self.rm.reward_fn(prompt, negatives, mode="direct")
+        fn = self.rm.reward_fn(prompt, negatives, mode=self.mode)
         return float(fn.trajectory(frames).step_rewards.mean()), len(negatives)
 
     def score_command(self, prompt: str, frames: np.ndarray, atoms: set[str]) -> CommandScore:

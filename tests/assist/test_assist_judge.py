@@ -79,3 +79,20 @@ def test_what_the_model_sees_ranks_scene_descriptions(micro_artifact):
 def test_without_a_model_the_judge_is_skipped_and_says_so():
     out = AssistSession(1000).send("chop a tree")
     assert out["judge"] == {"score": None, "skipped": "no model given (--model ARTIFACT)"}
+
+
+def test_the_judge_scores_with_the_artifacts_reward_formula_and_refuses_a_threshold_of_another(micro_artifact,
+                                                                                                 tmp_path):
+    import shutil
+
+    from mineclip.model.artifact import Artifact, JudgeSettings
+
+    art = tmp_path / "artifact"
+    shutil.copytree(micro_artifact, art)
+    assert CommandJudge.load(art).mode == "direct"  # the paper's, where the artifact records none
+    Artifact(art).write_judge_settings(JudgeSettings(mode="direct-naive"))
+    assert CommandJudge.load(art).mode == "direct-naive"  # as mineclip eval and the labelling app
+    save_calibration(art, 0.2, {"pairs": 2, "mode": "direct"})
+    with pytest.raises(ValueError, match="calibrated with the 'direct' reward, not 'direct-naive'"):
+        CommandJudge.load(art)
+    assert CommandJudge.load(art, threshold=0.5).threshold == 0.5  # a given threshold needs none
