@@ -153,13 +153,13 @@ def episode_frames(seed: int = 1, steps: int = 120) -> list[np.ndarray]:
 
 
 def main(out: str = "docs/img") -> None:
-    import imageio.v3 as iio
+    from PIL import Image
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    iio.imwrite(folder / "views.png", moments_image())
-    frames = episode_frames()
-    iio.imwrite(folder / "views_episode.gif", np.stack(frames), duration=125, loop=0)
+    Image.fromarray(moments_image()).save(folder / "views.png")
+    frames = [Image.fromarray(f) for f in episode_frames()]
+    frames[0].save(folder / "views_episode.gif", save_all=True, append_images=frames[1:], duration=125, loop=0)
     print(f"wrote {folder / 'views.png'} and {folder / 'views_episode.gif'} ({len(frames)} frames)")
 
 
