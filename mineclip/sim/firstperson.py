@@ -342,6 +342,20 @@ def _sky_pixel(rgb, semantic, depth, r, c, sky):
 
 
 @njit(cache=True)
+def _flat(rgb, semantic, depth, c, r_from, r_far, drop, cx, cy, dx, dy, mx, my, tex, ti, kind, sky, fog):
+    """Rows `r_from` up to `r_far` of column `c` showing a horizontal face `drop` tiles below the eye
+    (the ground, or a low block's top) of the cell (mx, my), along the ray from (cx, cy) in the
+    direction (dx, dy); beyond the far plane, sky."""
+    for r in range(r_from, max(r_far, 0) - 1, -1):
+        t = FOCAL * drop / (r + 0.5 - HORIZON)
+        if t > MAX_DEPTH:
+            _sky_pixel(rgb, semantic, depth, r, c, sky)
+            continue
+        wx, wy = cx + dx * t - mx, cy + dy * t - my
+        _put(rgb, semantic, depth, r, c, tex, ti, int(wy * 16), int(wx * 16), 1.0, kind, t, fog)
+
+
+@njit(cache=True)
 def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, semantic, depth):
     """Ray cast each column through the grid, front to back; rows are filled from the bottom up,
     and a row once drawn is final (blocks have no overhangs)."""
@@ -390,25 +404,13 @@ def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, s
                 clip = min(clip, max(r_top, 0))
                 if h < EYE:  # the block's top, seen from above
                     r_far = int(np.ceil(HORIZON + FOCAL * (EYE - h) / t1 - 0.5))
-                    for r in range(min(clip - 1, rows - 1), max(r_far, 0) - 1, -1):
-                        t = FOCAL * (EYE - h) / (r + 0.5 - HORIZON)
-                        if t > MAX_DEPTH:
-                            _sky_pixel(rgb, semantic, depth, r, c, sky)
-                            continue
-                        wx, wy = cx + dx * t - mx, cy + dy * t - my
-                        _put(rgb, semantic, depth, r, c, tex, tex_ids[b, 2], int(wy * 16), int(wx * 16), 1.0,
-                             kinds[b], t, fog)
+                    _flat(rgb, semantic, depth, c, min(clip - 1, rows - 1), r_far, EYE - h, cx, cy, dx, dy, mx, my,
+                          tex, tex_ids[b, 2], kinds[b], sky, fog)
                     clip = min(clip, max(r_far, 0))
             else:
                 r_far = int(np.ceil(top))
-                for r in range(clip - 1, max(r_far, 0) - 1, -1):
-                    t = FOCAL * EYE / (r + 0.5 - HORIZON)
-                    if t > MAX_DEPTH:
-                        _sky_pixel(rgb, semantic, depth, r, c, sky)
-                        continue
-                    wx, wy = cx + dx * t - mx, cy + dy * t - my
-                    _put(rgb, semantic, depth, r, c, tex, tex_ids[b, 2], int(wy * 16), int(wx * 16), 1.0,
-                         kinds[b], t, fog)
+                _flat(rgb, semantic, depth, c, clip - 1, r_far, EYE, cx, cy, dx, dy, mx, my, tex, tex_ids[b, 2],
+                      kinds[b], sky, fog)
                 clip = min(clip, max(r_far, 0))
             if nside == 0:
                 sidex += deltax

@@ -3,15 +3,11 @@ non-zero, naming the videos; no orphan worker, no manifest, and no shard cut sho
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
 
-from helpers.processes import children, gone, wait_for
+from helpers.processes import gone, kill_a_worker_midway
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,20 +17,12 @@ def test_a_killed_worker_stops_the_build_at_once_and_leaves_nothing_that_looks_c
     for i in range(24):
         make_video(videos / f"v{i:02d}.mp4", 20, seed=i)
     out = tmp_path / "shards"
-    proc = subprocess.Popen([sys.executable, "-m", "mineclip", "data", "build", str(videos), "--out", str(out),
-                             "--caption", "a minecraft clip", "--workers", "2", "--max-shard-mb", "0.02",
-                             "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(lambda: list(out.glob("*.tar.part")), 240, proc, "a shard being written")  # mid-build
-        workers = children(proc.pid)
-        assert len(workers) >= 2
-        os.kill(workers[0], signal.SIGKILL)
-        killed = time.monotonic()
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert time.monotonic() - killed < 30, "the build waited on the dead worker"
+    argv = [sys.executable, "-m", "mineclip", "data", "build", str(videos), "--out", str(out), "--caption",
+            "a minecraft clip", "--workers", "2", "--max-shard-mb", "0.02", "--no-progress"]
+    proc, workers, waited = kill_a_worker_midway(argv, ROOT, lambda: list(out.glob("*.tar.part")),
+                                                 "a shard being written")  # mid-build
+    err = proc.stderr
+    assert waited < 30, "the build waited on the dead worker"
     assert proc.returncode == 1, err
     assert "a worker process died" in err and "while running videos v" in err and ".mp4" in err
     assert all(gone(pid) for pid in workers)  # no orphan

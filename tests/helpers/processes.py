@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -46,3 +48,23 @@ def is_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return not gone(pid, within=0)
+
+
+def kill_a_worker_midway(argv: list[str], cwd, midway, what: str, which: int = 0
+                         ) -> tuple[subprocess.CompletedProcess, list[int], float]:
+    """Run a command, wait until `midway()` holds (its work is under way), SIGKILL one of its worker
+    processes (the OOM killer's way) and let it end: (the completed process with its stderr, the
+    workers' pids, seconds from the kill to the command's exit)."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(midway, 240, proc, what)
+        workers = children(proc.pid)
+        assert len(workers) >= 2, f"expected worker processes, got {workers}"
+        os.kill(workers[which], signal.SIGKILL)
+        killed = time.monotonic()
+        out, err = proc.communicate(timeout=120)
+        waited = time.monotonic() - killed
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err), workers, waited
