@@ -37,7 +37,7 @@ from mineclip.sim.engine import ACTION_IDS, ACTIONS
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.paths import DIRS, find_path
 from mineclip.sim.state import object_kind
-from mineclip.sim.view import action_id, move_action
+from mineclip.sim.view import action_id, move_action, turn_action
 from mineclip.sim.vocab import COLLECT, CREATURE_ACHIEVEMENT, MAKE, PLACE, SOURCES, WALKABLE
 
 MOVE = {v: ACTION_IDS[f"move_{k}"] for k, v in DIRS.items()}  # crafter's grid moves, the top view's actions
@@ -394,7 +394,9 @@ class ScriptedAgent(Agent):
         yield from self._move(dirs[0])
 
     def _face_free(self, direction: str) -> Iterator[int]:
-        """Arrive on a tile moving in `direction`, so the free tile ahead can take a placement."""
+        """Face `direction` with a free tile ahead, so it can take a placement: in first person by
+        turning; from above, where a player faces a way only by moving, by arriving on a tile moving
+        that way."""
         dx, dy = DIRS[direction]
         back = (-dx, -dy)
         world = self.env.world
@@ -403,6 +405,10 @@ class ScriptedAgent(Agent):
             if self._facing() == (dx, dy) and world[(x + dx, y + dy)][0] in ("grass", "sand", "path") \
                     and world[(x + dx, y + dy)][1] is None:
                 return
+            turning = turn_action(self.env.view, self._facing(), (dx, dy))
+            if turning is not None:
+                yield turning
+                continue
             m, o = world[(x + back[0], y + back[1])]
             if m in WALKABLE and o is None:
                 yield from self._move(back)

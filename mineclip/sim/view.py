@@ -23,7 +23,8 @@ says which action of a view makes the next bit of progress on one: from above th
 first person turns until facing its way, then `move_forward` (one step straight back onto a free
 tile is `move_back`, as a person steps back; a second step back in a row turns round instead). A move
 toward a tile the player cannot enter only turns the player, as crafter's move does: in first
-person it is made once the player faces that tile.
+person it is made once the player faces that tile. `turn_action` turns a first-person player toward a
+way without stepping (from above a player can face a way only by moving).
 """
 
 from __future__ import annotations
@@ -97,6 +98,24 @@ def engine_action(view: str, action: int, facing) -> EngineAction:
     return EngineAction("noop", face=turn(facing, name[len("turn_"):]))
 
 
+def turn_toward(facing, direction) -> str | None:
+    """The turn (`turn_left` or `turn_right`; right when `direction` is behind) that brings a player
+    facing `facing` round toward `direction`, or None when it faces that way."""
+    facing, direction = (int(facing[0]), int(facing[1])), (int(direction[0]), int(direction[1]))
+    if direction not in MOVES:
+        raise ValueError(f"expected a grid direction, one of {list(MOVES)}, got {direction}")
+    if facing == direction:
+        return None
+    return "turn_left" if turn(facing, "left") == direction else "turn_right"
+
+
+def turn_action(view: str, facing, direction) -> int | None:
+    """The action of `view` that turns the player toward `direction` without stepping, or None: when
+    it faces that way, or from above, where a player faces a way only by moving."""
+    name = turn_toward(facing, direction)
+    return None if check_view(view) == "top" or name is None else action_id(view, name)
+
+
 def move_action(view: str, facing, move, free: Callable[[tuple[int, int]], bool],
                 stepped_back: bool = False) -> tuple[int, bool]:
     """(the action of `view` that makes the next progress on crafter's grid move `move` ((dx, dy), one
@@ -118,5 +137,5 @@ def move_action(view: str, facing, move, free: Callable[[tuple[int, int]], bool]
         return action_id(view, "move_forward"), True
     if move == (-facing[0], -facing[1]) and not stepped_back and free(move):
         return action_id(view, "move_back"), True
-    side = "left" if turn(facing, "left") == move else "right"
-    return action_id(view, f"turn_{side}"), turn(facing, side) == move and not free(move)
+    name = turn_toward(facing, move)
+    return action_id(view, name), turn(facing, name[len("turn_"):]) == move and not free(move)

@@ -9,7 +9,7 @@ from mineclip.sim.engine import ACTIONS
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.firstperson import KIND_IDS
 from mineclip.sim.view import (FIRST_PERSON_ACTIONS, MOVES, VIEWS, action_id, actions, check_view, engine_action,
-                               move_action, turn)
+                               move_action, turn, turn_action)
 
 
 def test_views_and_their_actions():
@@ -107,6 +107,10 @@ def test_a_grid_move_is_made_in_each_views_controls():
                 else:
                     assert moved == move
                     assert tuple(env.player.facing) == move or taken == [back]
+    # a turn without a step: only in first person
+    assert turn_action("first_person", (0, 1), (1, 0)) == action_id("first_person", "turn_left")
+    assert turn_action("first_person", (0, 1), (0, -1)) == action_id("first_person", "turn_right")
+    assert turn_action("first_person", (0, 1), (0, 1)) is None and turn_action("top", (0, 1), (1, 0)) is None
     # a second step back in a row turns round instead
     free = lambda m: True  # noqa: E731
     assert move_action("first_person", (0, 1), (0, -1), free)[0] == back
