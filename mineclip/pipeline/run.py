@@ -18,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mineclip.host import host_info
+from mineclip.sim.view import DEFAULT_VIEW
 from mineclip.train.configs import ConfigError
 
 from .presets import Preset
@@ -172,7 +173,8 @@ def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
     worlds (saved with the artifact), the context tasks recorded on held-out worlds and judged whole
     and by conditions beside the evaluation set; report/perception.md and report/perception.json."""
     if preset.perception is None:
-        return {"skipped": "the preset has no perception section"}
+        why = "" if preset.view == DEFAULT_VIEW else f" (the {preset.view} view: mineclip.perception does not take the view yet)"
+        return {"skipped": "the preset has no perception section" + why}
     from mineclip.perception.context_report import evaluate_context
 
     return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
