@@ -210,6 +210,7 @@ class ScriptedAgent(Agent):
             (x, y) = self._pos()
             targets = self._targets(kind)
             if targets and min(abs(t[0] - x) + abs(t[1] - y) for t in targets) <= int(within):
+                yield from self._look_toward(min(targets, key=lambda t: abs(t[0] - x) + abs(t[1] - y)))
                 return
             path = self._bfs(set(targets)) if targets else None
             if path:
@@ -392,6 +393,18 @@ class ScriptedAgent(Agent):
                 yield from self._move((dx, dy))
                 return
         yield from self._move(dirs[0])
+
+    def _look_toward(self, target: tuple[int, int]) -> Iterator[int]:
+        """Turn toward a tile that is not next to the player (the way it lies farthest), so that it is in
+        view: in first person only (from above everything near is in view, and turning means moving)."""
+        (x, y), (tx, ty) = self._pos(), target
+        dx, dy = tx - x, ty - y
+        way = (int(np.sign(dx)), 0) if abs(dx) >= abs(dy) else (0, int(np.sign(dy)))
+        for _ in range(2):
+            turning = turn_action(self.env.view, self._facing(), way)
+            if turning is None:
+                return
+            yield turning
 
     def _face_free(self, direction: str) -> Iterator[int]:
         """Face `direction` with a free tile ahead, so it can take a placement: in first person by

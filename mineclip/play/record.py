@@ -72,7 +72,7 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
     label, done_at = False, None
     for t in range(limit):
         if t < prelude:
-            action = _wander(env, rng)
+            action = _wander(env, rng, actions[-1] if actions else None)
         else:
             action = bot.act(env)
         obs, _, terminated, truncated, info = env.step(action)
@@ -107,14 +107,14 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
     return Episode(np.stack(frames), record, states)
 
 
-def _wander(env: CrafterTaskEnv, rng) -> int:
+def _wander(env: CrafterTaskEnv, rng, last: int | None = None) -> int:
     """A random step onto grass, sand or path (never into water or lava), in the env's view's controls
-    (in first person a turn toward it or the step)."""
+    (in first person a turn toward it or the step; `last`, the action before)."""
     x, y = (int(v) for v in env.player.pos)
     free = [d for d in DIRS.values() if env.world[(x + d[0], y + d[1])][0] in ("grass", "sand", "path")]
     if not free:
         return 0
-    return grid_move(env, free[rng.randint(len(free))])[0]
+    return grid_move(env, free[rng.randint(len(free))], last)[0]
 
 
 # -- parallel recording ------------------------------------------------------------------------
