@@ -122,7 +122,8 @@ def test_a_pipeline_preset_in_first_person_plays_its_clips_and_evaluation_set_in
     assert {r["view"] for r in read_jsonl(out["labels"])} == {FP}
 
 
-def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys):
+def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     from mineclip.pipeline.cli import main as pipeline_main
     from mineclip.pipeline.presets import preset_from_dict
     from mineclip.play.cli import main as play_main
@@ -147,3 +148,7 @@ def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys):
             main(argv)
         assert stop.value.code != 0
         assert "invalid choice: 'sideways' (choose from 'top', 'first_person')" in capsys.readouterr().err
+    from mineclip.tasks.cli import main as tasks_main
+
+    assert tasks_main(["benchmark", "control", "--record", "unused", "--view", "sideways"]) == 1
+    assert "unknown view 'sideways'; expected one of ['top', 'first_person']" in capsys.readouterr().err
