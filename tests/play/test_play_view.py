@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from mineclip.play.agents import RandomAgent, make_agent
-from mineclip.play.narrate import describe_scene, holds
+from mineclip.play.narrate import clip_events, describe_scene, holds
 from mineclip.play.record import run_episode
 from mineclip.sim.env import CrafterEnv
+from mineclip.sim.state import WorldState
 from mineclip.sim.view import actions
 from mineclip.tasks.registry import get_task
 
@@ -68,3 +69,13 @@ def test_the_narration_of_a_first_person_clip_names_what_its_frames_show():
     for _ in range(2):  # turned round, the first-person clip shows the cow: its narration names it
         env.step(env.actions.index("turn_left"))
     assert "view:cow" in holds([env.state], [])
+
+
+def test_reaching_a_cow_is_narrated_only_when_the_frames_show_it():
+    def state(cow, shown):
+        return WorldState(0, {"health": 9}, {}, (5, 5), (0, 1), "grass", False, 1.0,
+                          view={"cow": [cow]} if shown else {}, around={"cow": [cow]})
+
+    far = state((0, 4), True)
+    assert "reach_cow" in clip_events([far, state((0, 1), True)], [[]])
+    assert "reach_cow" not in clip_events([far, state((0, -1), False)], [[]])  # it walked up behind the player
