@@ -24,6 +24,7 @@ The report is `mineclip.pipeline.quality.quality_report`; this script parses the
     python bench/quality.py --run runs/a --run runs/b   # the spread over finished runs
     python bench/quality.py --seeds 10           # the ten-seed table: means with intervals, worst task per seed
     python bench/quality.py --seeds 10 --jobs 2  # the same, two seeds at a time (one core each on this CPU)
+    python bench/quality.py --seeds 10 --jobs 2 --view first_person   # in runs/default-first_person
     # an option over seeds 0, 8 and 9, on the default's data, in runs/evt, runs/evt-seed8, -seed9:
     python bench/quality.py --run runs/evt --data-from runs/default --seed 0 --seed 8 --seed 9 \
         --train-arg=--model.minimal_pairs=events --jobs 2 --no-perception
@@ -34,17 +35,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from mineclip.pipeline.cli import parse_override
+from mineclip.pipeline.cli import default_run, parse_override
+from mineclip.pipeline.presets import load_preset
 from mineclip.pipeline.quality import QualityError, QualitySettings, quality_report
 from mineclip.reward import MODES
-from mineclip.train.configs import merge
+from mineclip.sim.view import VIEWS
+from mineclip.train.configs import ConfigError, merge
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="append", default=None,
-                    help="pipeline run folder (default runs/default); repeat it to compare finished runs")
+                    help="pipeline run folder (default runs/<preset>, runs/<preset>-<view> in another view than the "
+                         "default); repeat it to compare finished runs")
     ap.add_argument("--preset", default="default")
+    ap.add_argument("--view", default=None, choices=VIEWS,
+                    help="what the clips and evaluation sets show, as `mineclip pipeline --view` (default: the "
+                         "preset's)")
     ap.add_argument("--seeds", type=int, default=None,
                     help="training seeds 0..N-1: the run and <run>-seed1.. on its data, run where not finished")
     ap.add_argument("--seed", type=int, action="append", default=None,
@@ -69,8 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     for o in args.train_arg:
         overrides = merge(overrides, o)
     try:
+        preset = load_preset(args.preset)
+        preset = preset.with_view(args.view) if args.view else preset
+    except ConfigError as e:
+        ap.error(str(e))
+    try:
         settings = QualitySettings(
-            [Path(r) for r in (args.run or ["runs/default"])], args.preset,
+            [Path(r) for r in args.run] if args.run else [default_run(preset)], preset,
             list(range(args.seeds)) if args.seeds is not None else args.seed, overrides, args.data_from,
             args.jobs, args.workers, not args.no_perception, not args.no_paper_negatives, args.also_mode)
     except ValueError as e:

@@ -5,6 +5,11 @@ held-out worlds -> train the tiny model -> export it -> judge the evaluation set
 summary. Every stage writes into one run folder and is skipped when its output is already there
 (use --force to redo), so a killed run continues where it stopped.
 
+With `--view first_person` the clips and evaluation sets are played and recorded from the player's
+eyes, with the first-person controls (any preset; `Preset.with_view`; MP5's perception stage is
+left out, as mineclip.perception does not take the view yet); the run folder defaults to
+`runs/<preset>-first_person` and keeps the view in its preset.json.
+
 With `--seeds N` (or `--seed S`, repeated) it trains N seeds on the same data, seed 0 in the run
 folder and seed s in `<run>-seed<s>`, `--jobs` at a time, and prints the quality report over them
 (`pipeline.quality`): per seed the mean F1 per task kind with its interval, the worst task and
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .presets import Preset
     from .quality import QualitySettings
 
 
@@ -35,7 +41,17 @@ def parse_override(text: str) -> dict:
     return out
 
 
+def default_run(preset: Preset) -> Path:
+    """The run folder of a preset when none is given: runs/<preset>, runs/<preset>-<view> in another
+    view than the default."""
+    from mineclip.sim.view import DEFAULT_VIEW
+
+    return Path(f"runs/{preset.name}" + ("" if preset.view == DEFAULT_VIEW else f"-{preset.view}"))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from mineclip.sim.view import VIEWS
+
     from .presets import list_presets
     from .run import STAGES
 
@@ -43,7 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--preset", default="default",
                     help=f"sizes, a packaged preset ({', '.join(list_presets())}: default is 20 min on 2 CPU cores, "
                          "quick a few minutes, large the full model on a GPU) or a preset YAML file")
-    ap.add_argument("--out", default=None, help="run folder (default: runs/<preset>)")
+    ap.add_argument("--view", default=None, choices=VIEWS,
+                    help="what the clips and evaluation sets show and the agents' controls: from above or the "
+                         "player's eyes (default: the preset's, top for the packaged ones); first_person leaves "
+                         "out the perception stage (mineclip.perception does not take the view yet)")
+    ap.add_argument("--out", default=None, help="run folder (default: runs/<preset>, runs/<preset>-<view> for "
+                                                "another view than the default)")
     ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading")
     ap.add_argument("--force", action="store_true", help="redo every stage even if its output exists")
     ap.add_argument("--train-arg", action="append", default=[], type=parse_override, metavar="--KEY=VALUE",
@@ -78,6 +99,7 @@ def seed_list(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[int
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mineclip.sim.view import DEFAULT_VIEW
     from mineclip.train.configs import ConfigError, merge
 
     from .presets import load_preset
@@ -93,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         overrides = merge(overrides, o)
     try:
         preset = load_preset(args.preset)
-        run = Path(args.out or f"runs/{preset.name}")
+        if args.view is not None and args.view != preset.view:
+            if preset.perception is not None and args.view != DEFAULT_VIEW:
+                print(f"mineclip pipeline: the {args.view} view leaves out the preset's perception stage "
+                      "(mineclip.perception does not take the view yet)", file=sys.stderr)
+            preset = preset.with_view(args.view)
+        run = Path(args.out) if args.out else default_run(preset)
         if seeds is not None:
             try:
                 settings = QualitySettings([run], preset, seeds, overrides, args.data_from, args.jobs, args.workers,

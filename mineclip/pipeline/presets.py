@@ -1,5 +1,7 @@
 """Pipeline presets: the sizes of one pipeline run, as YAML files (`mineclip/configs/pipeline/`).
 
+    view:     top | first_person                     what the clips and evaluation sets show, and the
+                                                     agents' controls (mineclip.sim.view; default top)
     clips:    {num_clips, val_clips, task_weights, scenery}  narrated training clips and held-out clips
     evalset:  {tasks, per_label, worlds}             the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
@@ -7,15 +9,21 @@
                                                      reward formula (mineclip.reward.MODES) of the step rewards
                                                      each trajectory's score averages
     perception: {tasks, per_label, fit_worlds}       MP5's context tasks judged whole and by conditions
-                                                     (mineclip.perception); no section: the stage is skipped
+                                                     (mineclip.perception); no section: the stage is skipped.
+                                                     Top view only for now: mineclip.perception makes its
+                                                     environments without a view, so a first-person preset
+                                                     has no perception section (`with_view` drops it)
+
+`mineclip pipeline --view first_person` runs any preset in first person (`Preset.with_view`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.train.configs import ConfigError, config_root, load_config
 
 PRESET_FOLDER = "pipeline"
@@ -55,6 +63,13 @@ class Preset:
     negatives: str = "scene"
     mode: str = "direct"  # the judge's reward formula; the built-in default's preset says which and why
     perception: PerceptionSizes | None = None
+    view: str = DEFAULT_VIEW  # what the clips and evaluation sets show (mineclip.sim.view)
+
+    def with_view(self, view: str) -> "Preset":
+        """This preset in `view`; in a view other than the default without its perception section, which
+        mineclip.perception cannot record yet (it makes its environments without a view)."""
+        check_view(view)
+        return replace(self, view=view, perception=self.perception if view == DEFAULT_VIEW else None)
 
     @property
     def training_config(self) -> dict:
@@ -70,13 +85,13 @@ class Preset:
         """What decides the data stages' output (compared when a run reuses another's data; the
         evalset stage records the context tasks' set too)."""
         perception = {"perception": asdict(self.perception)} if self.perception else {}
-        return {"clips": asdict(self.clips), "evalset": asdict(self.evalset)} | perception
+        return {"view": self.view, "clips": asdict(self.clips), "evalset": asdict(self.evalset)} | perception
 
     @staticmethod
     def data_sizes_of(mapping: dict) -> dict:
         """`data_sizes` of a run's preset.json, its missing fields at their defaults (a run made before
         a field existed was made with its default)."""
-        sections = {k: mapping[k] for k in ("clips", "evalset", "perception") if k in mapping}
+        sections = {k: mapping[k] for k in ("view", "clips", "evalset", "perception") if k in mapping}
         return preset_from_dict(str(mapping.get("name", "run")), sections).data_sizes()
 
     def to_dict(self) -> dict:
@@ -90,16 +105,24 @@ def list_presets() -> list[str]:
 
 def preset_from_dict(name: str, d: dict) -> Preset:
     """A Preset from its mapping (the YAML file's contents); unknown sections and fields are errors."""
-    unknown = sorted(set(d) - {"name", "clips", "evalset", "train", "eval", "perception"})
+    unknown = sorted(set(d) - {"name", "view", "clips", "evalset", "train", "eval", "perception"})
     if unknown:
-        raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected clips, evalset, train, eval, "
+        raise ConfigError(f"preset {name!r}: unknown sections {unknown}; expected view, clips, evalset, train, eval, "
                           "perception")
+    view = d.get("view", DEFAULT_VIEW)
+    try:
+        check_view(view)
+    except ValueError as e:
+        raise ConfigError(f"preset {name!r}: view: {e}") from None
+    if view != DEFAULT_VIEW and d.get("perception") is not None:
+        raise ConfigError(f"preset {name!r}: a {view} preset cannot have a perception section yet "
+                          "(mineclip.perception records its context tasks in the top view); leave it out")
     from mineclip.reward import MODES
 
     try:
         perception = PerceptionSizes(**d["perception"]) if d.get("perception") is not None else None
         preset = Preset(name, ClipSizes(**(d.get("clips") or {})), EvalsetSizes(**(d.get("evalset") or {})),
-                        dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception)
+                        dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception, view=view)
     except TypeError as e:
         raise ConfigError(f"preset {name!r}: {e}") from e
     if preset.mode not in MODES:

@@ -18,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mineclip.host import host_info
+from mineclip.sim.view import DEFAULT_VIEW
 from mineclip.train.configs import ConfigError
 
 from .presets import Preset
@@ -79,9 +80,10 @@ def clip_settings(preset: Preset) -> dict:
 
     sizes = preset.clips
     return {"train": ClipSettings(num_clips=sizes.num_clips, seed=0, prefix="train", worlds=sizes.worlds,
-                                  task_weights=sizes.task_weights or None, scenery=sizes.scenery),
+                                  task_weights=sizes.task_weights or None, scenery=sizes.scenery, view=preset.view),
             # held-out clips come from other training-split worlds than the training clips
-            "val": ClipSettings(num_clips=sizes.val_clips, seed=1, prefix="val", purpose="val_clips")}
+            "val": ClipSettings(num_clips=sizes.val_clips, seed=1, prefix="val", purpose="val_clips",
+                                view=preset.view)}
 
 
 def evalset_settings(preset: Preset):
@@ -90,7 +92,7 @@ def evalset_settings(preset: Preset):
     from mineclip.play.evalset import EvalsetSettings
 
     return EvalsetSettings(list(preset.evalset.tasks), preset.evalset.per_label, preset.evalset.worlds,
-                           tail=preset.num_frames)
+                           tail=preset.num_frames, view=preset.view)
 
 
 def stage_clips(run: Path, preset: Preset, workers: int) -> dict:
@@ -171,7 +173,8 @@ def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
     worlds (saved with the artifact), the context tasks recorded on held-out worlds and judged whole
     and by conditions beside the evaluation set; report/perception.md and report/perception.json."""
     if preset.perception is None:
-        return {"skipped": "the preset has no perception section"}
+        why = "" if preset.view == DEFAULT_VIEW else f" (the {preset.view} view: mineclip.perception does not take the view yet)"
+        return {"skipped": "the preset has no perception section" + why}
     from mineclip.perception.context_report import evaluate_context
 
     return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
@@ -194,6 +197,9 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
     except ConfigError as e:
         raise StageError(f"--data-from {source}: cannot read its preset.json: {e}") from e
     ours = json.loads(json.dumps(preset.data_sizes()))
+    if theirs["view"] != ours["view"]:
+        raise StageError(f"--data-from {source}: its clips and evaluation set show the {theirs['view']} view, "
+                         f"this run the {ours['view']} view; use a run of the same --view")
     differ = [k for k in ours if k in theirs and theirs[k] != ours[k]]
     if differ:
         raise StageError(f"--data-from {source}: its data were made with other sizes ({', '.join(differ)}); "
@@ -209,6 +215,18 @@ def reuse_data(run: Path, source: Path, preset: Preset) -> None:
         _mark(run, stage, {**records[stage], "data_from": str(source)})
 
 
+def check_run_view(run: Path, preset: Preset) -> None:
+    """A StageError when the run folder holds stages of a run in another view (its stages would be
+    skipped as done, and this run would train or judge the other view's data)."""
+    recorded = run / "preset.json"
+    if not recorded.is_file() or not (run / "stages").is_dir():
+        return
+    theirs = Preset.data_sizes_of(json.loads(recorded.read_text()))["view"]
+    if theirs != preset.view:
+        raise StageError(f"{run} holds a run in the {theirs} view; this run is in the {preset.view} view: "
+                         "use another --out")
+
+
 def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = False,
                  train_overrides: dict | None = None, data_from: Path | None = None,
                  until: str = STAGES[-1]) -> tuple[dict | None, dict[str, float]]:
@@ -221,6 +239,7 @@ def run_pipeline(run: Path, preset: Preset, workers: int = 2, force: bool = Fals
         if force:
             raise StageError("--data-from and --force: the data stages belong to the other run")
         reuse_data(run, data_from, preset)
+    check_run_view(run, preset)
     run.mkdir(parents=True, exist_ok=True)
     (run / "preset.json").write_text(json.dumps(preset.to_dict(), indent=1) + "\n")
     stages: dict[str, Callable[[], dict]] = {

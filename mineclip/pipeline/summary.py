@@ -21,7 +21,7 @@ def summary(run: Path, metrics: dict, times: dict[str, float]) -> str:
     settings = metrics.get("settings") or {}
     negatives, mode = settings.get("negatives", "suite"), settings.get("mode", "direct")
     lines = [f"F1 x 100 of the success judge (mean {mode} step reward, K-means threshold; negatives: {negatives}) "
-             "on held-out worlds",
+             f"on held-out worlds{_view_note(run)}",
              f"{'task':<22} {'kind':<13}" + "".join(f"{n[:18]:>20}" for n in names)]
     for t in sorted(tasks, key=lambda t: (kinds[t], t)):
         lines.append(f"{t:<22} {kinds[t]:<13}" + "".join(f"{pct(task_f1(models[n][t])):>20}" for n in names))
@@ -76,6 +76,17 @@ def _perception_line(run: Path) -> str | None:
 
     return (f"context tasks (MP5): F1 x 100 judged by conditions {f1('factored')}, whole prompt {f1('whole')}, "
             f"abstained {100 * record['context_abstain']:.0f}% ({record['report']})")
+
+
+def _view_note(run: Path) -> str:
+    """Which view the run's clips and evaluation set show, when it is not the default."""
+    import json
+
+    from mineclip.sim.view import DEFAULT_VIEW
+
+    path = run / "preset.json"
+    view = json.loads(path.read_text()).get("view", DEFAULT_VIEW) if path.is_file() else DEFAULT_VIEW
+    return "" if view == DEFAULT_VIEW else f", in the {view} view"
 
 
 def _host_note(run: Path) -> str:

@@ -2,6 +2,13 @@
 planner that breaks path ties its own way (scripted_alt), the failing variants (noisy, near-miss,
 wrong-target), and a random agent.
 
+Every agent acts in the controls of the environment's view (`env.view`, `mineclip.sim.view`): the
+scripted agents plan on the map in crafter's grid moves (they are demonstrators and may read it) and
+make each move with `sim.view.move_action` (from above the move itself; in first person turns until
+facing its way, then a step forward, or one step back); `do`, `place_*`, `make_*` and `sleep` act on
+the facing tile and have the same index in both views. Random actions (the random agent, the noisy
+agents' noise) are drawn from the view's actions.
+
 The scripted agent runs a task's `solution`, a list of skills:
 
     obtain: ITEM [count: N]     get ITEM to N in the inventory, planning from crafter's recipes
@@ -30,12 +37,23 @@ from mineclip.sim.engine import ACTION_IDS, ACTIONS
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.paths import DIRS, find_path
 from mineclip.sim.state import object_kind
+from mineclip.sim.view import action_id, move_action, turn_action
 from mineclip.sim.vocab import COLLECT, CREATURE_ACHIEVEMENT, MAKE, PLACE, SOURCES, WALKABLE
 
-MOVE = {v: ACTION_IDS[f"move_{k}"] for k, v in DIRS.items()}
-NOOP = ACTION_IDS["noop"]
+MOVE = {v: ACTION_IDS[f"move_{k}"] for k, v in DIRS.items()}  # crafter's grid moves, the top view's actions
+NOOP = ACTION_IDS["noop"]  # noop, do, sleep, place_* and make_* have the same index in both views
 DO = ACTION_IDS["do"]
 ACTING = {a for a in ACTIONS if a == "do" or a == "sleep" or a.startswith(("place_", "make_"))}
+STEP_BACK = action_id("first_person", "move_back")
+MOVE_ACTIONS = 3  # the most actions a grid move takes (first person: two turns and a step)
+
+
+def grid_move(env: CrafterEnv, move, last_action: int | None = None) -> tuple[int, bool]:
+    """(the action of `env`'s view that makes the next progress on the grid move `move`, whether the
+    move is made then): `sim.view.move_action` for the env's player; `last_action`, the agent's last."""
+    player = env.player
+    return move_action(env.view, player.facing, move, lambda m: bool(player.is_free(player.pos + np.array(m))),
+                       env.view == "first_person" and last_action == STEP_BACK)
 SKILLS = ("obtain", "goto", "fight", "hit", "drink", "eat_plant", "place", "place_row", "tunnel", "bridge",
           "sleep", "sleep_until_awake", "survive", "wait", "explore")
 
@@ -56,7 +74,8 @@ def parse_step(step) -> tuple[str, object, dict]:
 
 
 class Agent:
-    """Base agent: `reset(env)` at episode start, `act(env) -> action id`, `done` when it stops."""
+    """Base agent: `reset(env)` at episode start, `act(env) -> action id` (of the env's view),
+    `done` when it stops."""
 
     name = "agent"
     noise = 0.0
@@ -70,7 +89,7 @@ class Agent:
 
 
 class RandomAgent(Agent):
-    """Uniformly random actions."""
+    """Uniformly random actions of the env's view."""
 
     name = "random"
 
@@ -78,7 +97,7 @@ class RandomAgent(Agent):
         self.rng = np.random.RandomState(seed)
 
     def act(self, env):
-        return int(self.rng.randint(len(ACTIONS)))
+        return int(self.rng.randint(len(env.actions)))
 
 
 class ScriptedAgent(Agent):
@@ -107,6 +126,7 @@ class ScriptedAgent(Agent):
         self.rng = _random.Random(self.seed)
         self.env = env
         self._emptied = None  # the tile this agent last mined empty (see _place)
+        self._last: int | None = None  # the last action (a step back is taken once in a row)
         self._plan = self._run()
 
     def act(self, env):
@@ -119,11 +139,21 @@ class ScriptedAgent(Agent):
             except StopIteration:
                 self.done = True
                 action = NOOP
-        if self.near_miss and ACTIONS[action] in ACTING:
+        if self.near_miss and env.actions[action] in ACTING:
             action = NOOP
         if self.noise and self.rng.random() < self.noise:
-            action = self.rng.randrange(len(ACTIONS))
+            action = self.rng.randrange(len(env.actions))
+        self._last = int(action)
         return int(action)
+
+    def _move(self, move) -> Iterator[int]:
+        """The actions of the env's view that make crafter's grid move `move` (`grid_move`): one from
+        above; in first person up to three (a move the player, asleep, cannot turn for is given up)."""
+        for _ in range(MOVE_ACTIONS):
+            action, done = grid_move(self.env, move, self._last)
+            yield action
+            if done:
+                return
 
     # -- world access ----------------------------------------------------------------------
     @property
@@ -180,10 +210,11 @@ class ScriptedAgent(Agent):
             (x, y) = self._pos()
             targets = self._targets(kind)
             if targets and min(abs(t[0] - x) + abs(t[1] - y) for t in targets) <= int(within):
+                yield from self._look_toward(min(targets, key=lambda t: abs(t[0] - x) + abs(t[1] - y)))
                 return
             path = self._bfs(set(targets)) if targets else None
             if path:
-                yield MOVE[path[0]]
+                yield from self._move(path[0])
             else:
                 yield from self._explore(6)
 
@@ -238,7 +269,7 @@ class ScriptedAgent(Agent):
             yield ACTION_IDS[f"place_{item_name}"]
             if i + 1 < int(count):
                 for d in ("up", "right", "down"):
-                    yield MOVE[DIRS[d]]
+                    yield from self._move(DIRS[d])
 
     def _skill_tunnel(self, n, **_):
         yield from self._obtain("wood_pickaxe", 1)
@@ -248,7 +279,7 @@ class ScriptedAgent(Agent):
             if self._ahead_kind() != "stone":
                 return
             yield DO
-            yield MOVE[self._facing()]
+            yield from self._move(self._facing())
 
     def _skill_bridge(self, n, **_):
         yield from self._obtain("wood_pickaxe", 1)
@@ -260,7 +291,7 @@ class ScriptedAgent(Agent):
                 return
             yield ACTION_IDS["place_stone"]
             yield DO
-            yield MOVE[self._facing()]
+            yield from self._move(self._facing())
 
     def _skill_sleep(self, _=None, **__):
         for _ in range(20):
@@ -359,12 +390,26 @@ class ScriptedAgent(Agent):
             m1, o1 = world[(x + dx, y + dy)]
             m2, o2 = world[(x + 2 * dx, y + 2 * dy)]
             if m1 in WALKABLE and o1 is None and m2 in where and o2 is None:
-                yield MOVE[(dx, dy)]
+                yield from self._move((dx, dy))
                 return
-        yield MOVE[dirs[0]]
+        yield from self._move(dirs[0])
+
+    def _look_toward(self, target: tuple[int, int]) -> Iterator[int]:
+        """Turn toward a tile that is not next to the player (the way it lies farthest), so that it is in
+        view: in first person only (from above everything near is in view, and turning means moving)."""
+        (x, y), (tx, ty) = self._pos(), target
+        dx, dy = tx - x, ty - y
+        way = (int(np.sign(dx)), 0) if abs(dx) >= abs(dy) else (0, int(np.sign(dy)))
+        for _ in range(2):
+            turning = turn_action(self.env.view, self._facing(), way)
+            if turning is None:
+                return
+            yield turning
 
     def _face_free(self, direction: str) -> Iterator[int]:
-        """Arrive on a tile moving in `direction`, so the free tile ahead can take a placement."""
+        """Face `direction` with a free tile ahead, so it can take a placement: in first person by
+        turning; from above, where a player faces a way only by moving, by arriving on a tile moving
+        that way."""
         dx, dy = DIRS[direction]
         back = (-dx, -dy)
         world = self.env.world
@@ -373,12 +418,16 @@ class ScriptedAgent(Agent):
             if self._facing() == (dx, dy) and world[(x + dx, y + dy)][0] in ("grass", "sand", "path") \
                     and world[(x + dx, y + dy)][1] is None:
                 return
+            turning = turn_action(self.env.view, self._facing(), (dx, dy))
+            if turning is not None:
+                yield turning
+                continue
             m, o = world[(x + back[0], y + back[1])]
             if m in WALKABLE and o is None:
-                yield MOVE[back]
-                yield MOVE[(dx, dy)]
+                yield from self._move(back)
+                yield from self._move((dx, dy))
             else:
-                yield MOVE[self.rng.choice(list(DIRS.values()))]
+                yield from self._move(self.rng.choice(list(DIRS.values())))
 
     def _collect_grass(self) -> Iterator[int]:
         goal = self.inv["sapling"] + 1
@@ -403,7 +452,7 @@ class ScriptedAgent(Agent):
                 continue
             if d not in free:
                 d = self.rng.choice(free)
-            yield MOVE[d]
+            yield from self._move(d)
 
     def _goto(self, kind: str, ripe: bool = False, budget: int = 200) -> Iterator[int]:
         """Walk next to the nearest `kind` and face it; True when facing it. `budget` caps the steps."""
@@ -423,10 +472,10 @@ class ScriptedAgent(Agent):
                 for t in targets:
                     d = (t[0] - x, t[1] - y)
                     if d in MOVE:
-                        yield MOVE[d]
+                        yield from self._move(d)
                         break
                 continue
-            yield MOVE[path[0]]
+            yield from self._move(path[0])
         return self._ahead_kind() == kind
 
     def _path_dirs(self) -> list:
@@ -479,13 +528,15 @@ class AvoidAgent(ScriptedAgent):
         free = [d for d in DIRS.values() if world[(x + d[0], y + d[1])][0] in WALKABLE
                 and world[(x + d[0], y + d[1])][1] is None]
         if not free:
+            self._last = NOOP
             return NOOP
         targets = np.array([t for kind in self.kinds for t in self._targets(kind)] or [(x, y)])
 
         def away(d) -> tuple[int, float]:
             return int(np.abs(targets - (x + d[0], y + d[1])).sum(1).min()), self.rng.random()
 
-        return int(MOVE[max(free, key=away)])
+        self._last = grid_move(env, max(free, key=away), self._last)[0]
+        return int(self._last)
 
 
 def make_agent(kind: str, task, noise: float = 0.0, seed: int = 0, other=None) -> Agent:

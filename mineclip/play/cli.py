@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from mineclip.model.config import CLIP_FRAMES
+from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 from mineclip.tasks.world_seeds import PURPOSES
 
 
@@ -16,7 +17,7 @@ def record_jobs(a: argparse.Namespace) -> list[dict]:
     from .record import make_jobs
 
     return make_jobs(select_tasks(a.tasks, a.category), a.agents.split(","), a.episodes, purpose=a.worlds_from,
-                     noise=a.noise, seed_offset=a.seed_offset, worlds=a.worlds)
+                     noise=a.noise, seed_offset=a.seed_offset, worlds=a.worlds, view=a.view)
 
 
 def evalset_settings(a: argparse.Namespace):
@@ -25,7 +26,8 @@ def evalset_settings(a: argparse.Namespace):
 
     from .evalset import EvalsetSettings
 
-    return EvalsetSettings(select_tasks(a.tasks, a.category), a.per_label, a.worlds, a.max_attempts, a.tail)
+    return EvalsetSettings(select_tasks(a.tasks, a.category), a.per_label, a.worlds, a.max_attempts, a.tail,
+                           view=a.view)
 
 
 def clip_settings(a: argparse.Namespace):
@@ -37,7 +39,7 @@ def clip_settings(a: argparse.Namespace):
     return ClipSettings(
         num_clips=a.num_clips, clip_len=a.clip_len, stride=a.stride, episode_len=a.episode_len, misalign=a.misalign,
         filler=a.filler, idle_keep=a.idle_keep, scenery=a.scenery, worlds=a.worlds, purpose=a.worlds_from, seed=a.seed,
-        encoding=a.encoding, task_weights=dict(a.task_weight) or None,
+        encoding=a.encoding, task_weights=dict(a.task_weight) or None, view=a.view,
         tasks=select_tasks(a.tasks, a.category) if (a.tasks or a.category) else None)
 
 
@@ -91,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--out", default=out_default, help=f"output folder (default: {out_default})")
         s.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
         s.add_argument("--worlds", type=int, default=worlds, help=f"distinct worlds played (default: {worlds})")
+        s.add_argument("--view", default=DEFAULT_VIEW, choices=VIEWS,
+                       help=f"what the videos show and the agents' controls: from above or the player's eyes "
+                            f"(mineclip.sim.view; default: {DEFAULT_VIEW})")
         if purpose:
             s.add_argument("--worlds-from", default=purpose, choices=PURPOSES,
                            help=f"the world seed range played on (mineclip.tasks.world_seeds; default: {purpose})")

@@ -23,6 +23,7 @@ from .narrate import narrate_episode
 from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks.registry import list_tasks
 from mineclip.tasks.world_seeds import world_seeds
 
@@ -37,7 +38,7 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
 
     ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
                      noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"], min_frames=job["clip_len"] + 1,
-                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"])
+                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"], view=job["view"])
     rec = ep.record
     out = []
     keep = random.Random(job["seed"] + 1)
@@ -53,7 +54,7 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
             ext, payload = encode_clip(frames, job["encoding"], 8)
         meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
                 "start": int(start), "event": main, "says": list(says), "holds": list(true),
-                "label": rec["label"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
+                "label": rec["label"], "view": rec["view"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
                 "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]])}  # what each frame shows
         out.append((ext, payload, text, meta))
     return out
@@ -105,8 +106,10 @@ class ClipSettings:
     seed: int = 0
     encoding: str = "mp4"  # or "raw"
     prefix: str = "train"  # shard names <prefix>-000000.tar
+    view: str = DEFAULT_VIEW  # what the clips show and the agents' controls (mineclip.sim.view)
 
     def __post_init__(self):
+        check_view(self.view)
         for name in ("idle_keep", "scenery"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
@@ -147,7 +150,7 @@ def plan_episodes(settings: ClipSettings, num_clips: int | None = None) -> list[
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=s.clip_len,
                          stride=s.stride, episode_len=s.episode_len, misalign=s.misalign, filler=s.filler,
                          spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep,
-                         scenery=s.scenery))
+                         scenery=s.scenery, view=s.view))
     return jobs
 
 

@@ -25,6 +25,7 @@ from mineclip.tasks.difficulty import (PE_ORDER, cache_path, human_ratings, is_r
 from mineclip.tasks.proxies import (CREATIVITY_K, end_state, intricacy, lexical_novelty, model_novelty,
                                     rarefied_richness, training_captions)
 from mineclip.tasks.registry import get_task, list_tasks
+from mineclip.sim.view import DEFAULT_VIEW
 from mineclip.tasks.world_seeds import world_seeds
 
 from .record import play_map, run_episode
@@ -42,18 +43,20 @@ def demo_worlds(episodes: int) -> list[int]:
     return world_seeds("demos", episodes)
 
 
-def demonstrate(task_id: str, worlds: list[int], demonstrators=DEMONSTRATORS, extra: bool = False) -> list[dict]:
-    """Play a task with each demonstrator on each world: per episode the agent, noise, world, whether
-    and when it succeeded, the actions up to success and the end state's signature."""
+def demonstrate(task_id: str, worlds: list[int], demonstrators=DEMONSTRATORS, extra: bool = False,
+                view: str = DEFAULT_VIEW) -> list[dict]:
+    """Play a task with each demonstrator on each world, in a view (`mineclip.sim.view`): per episode
+    the agent, noise, world, whether and when it succeeded, the actions up to success and the end
+    state's signature."""
     from mineclip.tasks.env import CrafterTaskEnv
 
     task = get_task(task_id)
-    env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False)  # labels: the criterion held
+    env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False, view=view)  # labels: the criterion held
     out = []
     for i, (agent, noise) in enumerate(demonstrators):
         for ws in worlds:
             ep = run_episode(task_id, agent, seed=ws * 10 + i, world_seed=ws, noise=noise, tail=0, min_frames=0,
-                             env=env)
+                             env=env, view=view)
             rec = ep.record
             steps = rec["success"].index(True) + 1 if rec["label"] else None
             out.append({"agent": agent, "noise": noise, "world_seed": ws, "steps": steps, "extra": extra,
@@ -97,21 +100,21 @@ def long_enough(demos: list[dict]) -> int:
     return sum(bool(d["steps"]) and d["steps"] > PE_ORDER for d in demos)
 
 
-def demonstrations(task_id: str, worlds: list[int]) -> list[dict]:
+def demonstrations(task_id: str, worlds: list[int], view: str = DEFAULT_VIEW) -> list[dict]:
     """The demonstrations of a task: `DEMONSTRATORS` on `worlds`, then extra noisy ones while fewer
     than `MIN_PE_DEMOS` have more than D actions."""
-    demos = demonstrate(task_id, worlds)
+    demos = demonstrate(task_id, worlds, view=view)
     extra = world_seeds("demos", EXTRA_ROUNDS, offset=EXTRA_OFFSET)
     for ws in extra:
         if long_enough(demos) >= MIN_PE_DEMOS or not any(d["steps"] for d in demos):
             break
-        demos += demonstrate(task_id, [ws], EXTRA_DEMONSTRATORS, extra=True)
+        demos += demonstrate(task_id, [ws], EXTRA_DEMONSTRATORS, extra=True, view=view)
     return demos
 
 
 def _measure_job(job: tuple) -> tuple[str, dict]:
-    task_id, worlds = job
-    return task_id, raw_scores(task_id, demonstrations(task_id, worlds))
+    task_id, worlds, view = job
+    return task_id, raw_scores(task_id, demonstrations(task_id, worlds, view))
 
 
 def _pool_map(fn, jobs: list, workers: int, desc: str, progress: bool):
@@ -124,9 +127,10 @@ def _pool_map(fn, jobs: list, workers: int, desc: str, progress: bool):
             bar.update(1)
 
 
-def measure(task_ids: list[str], episodes: int = 4, workers: int = 1, progress: bool = True) -> dict[str, dict]:
-    """Raw scores per task from demonstrations on `episodes` demonstration worlds."""
-    jobs = [(t, demo_worlds(episodes)) for t in task_ids]
+def measure(task_ids: list[str], episodes: int = 4, workers: int = 1, progress: bool = True,
+            view: str = DEFAULT_VIEW) -> dict[str, dict]:
+    """Raw scores per task from demonstrations on `episodes` demonstration worlds, played in a view."""
+    jobs = [(t, demo_worlds(episodes), view) for t in task_ids]
     out = dict(_pool_map(_measure_job, jobs, workers, "difficulty", progress))
     return {t: out[t] for t in task_ids}
 
@@ -161,14 +165,16 @@ def recompute(captions: str | Path, model: str | Path | None = None, task_ids: l
 
 
 def _validate_job(job: tuple) -> tuple[str, float]:
-    task_id, worlds = job
-    demos = demonstrate(task_id, worlds, demonstrators=(("scripted", 0.0),))
+    task_id, worlds, view = job
+    demos = demonstrate(task_id, worlds, demonstrators=(("scripted", 0.0),), view=view)
     return task_id, sum(bool(d["steps"]) for d in demos) / len(demos)
 
 
-def validate(task_ids: list[str], worlds: int = 3, workers: int = 1, progress: bool = True) -> dict[str, float]:
-    """The scripted agent's success rate per task on `worlds` validation worlds (for generated tasks)."""
+def validate(task_ids: list[str], worlds: int = 3, workers: int = 1, progress: bool = True,
+             view: str = DEFAULT_VIEW) -> dict[str, float]:
+    """The scripted agent's success rate per task on `worlds` validation worlds (for generated tasks),
+    played in a view."""
     seeds = world_seeds("demos", worlds, offset=VALIDATION_OFFSET)
-    jobs = [(t, seeds) for t in task_ids]
+    jobs = [(t, seeds, view) for t in task_ids]
     out = dict(_pool_map(_validate_job, jobs, workers, "validate", progress))
     return {t: out[t] for t in task_ids}

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from mineclip.model.config import CLIP_FRAMES
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task
 from mineclip.tasks.world_seeds import world_seeds
@@ -54,6 +55,10 @@ class EvalsetSettings:
     # what plays the failing attempts, in turn: agents (`mineclip.play.agents`) or OTHER_TIME;
     # OTHER_TIME is left out for tasks whose success needs no time of day
     failures: tuple[str, ...] = FAILURE_AGENTS
+    view: str = DEFAULT_VIEW  # what the videos show and the agents' controls (mineclip.sim.view)
+
+    def __post_init__(self):
+        check_view(self.view)
 
 
 @dataclass
@@ -94,7 +99,7 @@ def _record_task(args: tuple) -> list[dict]:
     task_id, out, s = args
     per_label, tail, max_attempts = s.per_label, s.tail, s.max_attempts or 8 * s.per_label + 8
     task = get_task(task_id)
-    env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False)  # labels: the criterion held
+    env = CrafterTaskEnv(task, terminate_on_success=False, declare_done=False, view=s.view)  # labels: the criterion held
     seeds = evalset_worlds(s.worlds, s.purpose)
     failing = failure_kinds(task, s.failures) or failure_kinds(task, FAILURE_AGENTS)
     kept = {0: [], 1: []}
@@ -108,7 +113,8 @@ def _record_task(args: tuple) -> list[dict]:
         ep = run_episode(task_id, agent=agent, seed=seed, world_seed=world_seed, env=env,
                          noise=0.6 if agent == "noisy" else 0.0,
                          prelude=int(np.random.RandomState(seed).randint(0, 7)), tail=tail,
-                         episode_id=f"{task_id}-s{seed}-{OTHER_TIME if init else agent}-e{attempt}", init=init)
+                         episode_id=f"{task_id}-s{seed}-{OTHER_TIME if init else agent}-e{attempt}", init=init,
+                         view=s.view)
         label = ep.record["label"]
         if label is None:  # a task people judge: as many scripted as failing attempts, recorded unlabelled
             label = int(agent == "scripted")

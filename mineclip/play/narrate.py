@@ -129,8 +129,8 @@ def clip_events(states: list[WorldState], events: list[list[str]]) -> list[str]:
     out = [e for step in events for e in step]
     if len(states) >= 2:
         first, last = states[0], states[-1]
-        for kind, d in REACH.items():
-            if last.distance(kind) <= d < first.distance(kind):
+        for kind, d in REACH.items():  # got there (a fact about the world), and it shows (first person)
+            if last.distance(kind) <= d < first.distance(kind) and last.count(kind):
                 out.append(f"reach_{kind}")
         # Bridging is placing stone into water and mining it flat: it mines stone and places
         # stone, so it is neither a tunnel nor a row of stone.

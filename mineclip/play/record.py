@@ -2,7 +2,8 @@
 
 JSON-lines record (the format eval.py reads; `video` is relative to the .jsonl's folder):
     {"id", "task_id", "prompt", "video", "label", "labeller", "seed", "world_seed", "agent",
-     "noise", "fps", "num_steps", "actions", "events", "success", ...extra keys}
+     "noise", "fps", "num_steps", "actions", "events", "success", "view", ...extra keys}
+`view` is the view the video shows and the actions are of (`mineclip.sim.view`: top or first_person).
 Frames: video frame 0 is the reset view, frame t+1 follows actions[t]; so it has num_steps + 1
 frames. `success[t]` is the (sticky) label after step t; `label` is its last value.
 """
@@ -19,11 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from mineclip.evaluate.trajectories import Problem, json_lines
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.registry import get_task, list_tasks
 from mineclip.tasks.world_seeds import split_of, world_seeds
 
-from .agents import AGENTS, DIRS, MOVE, make_agent
+from .agents import AGENTS, DIRS, grid_move, make_agent
 
 FPS = 8  # crafter steps are discrete; 8 fps only sets the video timing
 FAILURE_AGENTS = ("near_miss", "wrong_target", "noisy", "random")
@@ -45,18 +47,20 @@ def _wrong_task(task, seed: int):
 def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed: int | None = None,
                 noise: float = 0.0, prelude: int = 0, tail: int = 4, min_frames: int = 17,
                 max_steps: int | None = None, episode_id: str | None = None, env: CrafterTaskEnv | None = None,
-                spawn_jitter: int = 0, init: dict | None = None) -> Episode:
+                spawn_jitter: int = 0, init: dict | None = None, view: str = DEFAULT_VIEW) -> Episode:
     """Play one episode and return its frames, JSON record and per-frame world states.
 
+    view: what the frames show and the agent's controls (`mineclip.sim.view`); an `env` of another
+    view (or task) is not used: one of this view is made.
     prelude: random walking steps before the agent starts (variety); tail: steps kept after
     success is reached; the episode is padded with the agent's steps up to `min_frames` frames;
     init: changes to the task's start (`CrafterEnv` init keys), recorded as the record's "init".
     """
     task = get_task(task_id)
     world_seed = seed if world_seed is None else world_seed
-    if env is None or env.task is not task:
+    if env is None or env.task is not task or env.view != check_view(view):
         env = CrafterTaskEnv(task, max_steps=max_steps, terminate_on_success=False, declare_done=False,
-                             spawn_jitter=spawn_jitter)
+                             spawn_jitter=spawn_jitter, view=view)
     limit = max_steps or env.max_steps
     obs, _ = env.reset(seed=seed, options={"world_seed": world_seed, **({"init": init} if init else {})})
     other = _wrong_task(task, seed) if agent == "wrong_target" else None
@@ -68,7 +72,7 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
     label, done_at = False, None
     for t in range(limit):
         if t < prelude:
-            action = _wander(env, rng)
+            action = _wander(env, rng, actions[-1] if actions else None)
         else:
             action = bot.act(env)
         obs, _, terminated, truncated, info = env.step(action)
@@ -94,7 +98,7 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
         "label": int(label), "labeller": task.labeller, "seed": int(seed), "world_seed": int(world_seed),
         "agent": agent_name, "noise": float(getattr(bot, "noise", noise)), "fps": FPS,
         "num_steps": len(actions), "actions": actions, "events": events, "success": success,
-        "category": task.category, "kind": task.kind, "split": split_of(world_seed),
+        "category": task.category, "kind": task.kind, "split": split_of(world_seed), "view": env.view,
     }
     if init:
         record["init"] = dict(init)
@@ -103,13 +107,14 @@ def run_episode(task_id: str, agent: str = "scripted", seed: int = 0, world_seed
     return Episode(np.stack(frames), record, states)
 
 
-def _wander(env: CrafterTaskEnv, rng) -> int:
-    """A random step onto grass, sand or path (never into water or lava)."""
+def _wander(env: CrafterTaskEnv, rng, last: int | None = None) -> int:
+    """A random step onto grass, sand or path (never into water or lava), in the env's view's controls
+    (in first person a turn toward it or the step; `last`, the action before)."""
     x, y = (int(v) for v in env.player.pos)
     free = [d for d in DIRS.values() if env.world[(x + d[0], y + d[1])][0] in ("grass", "sand", "path")]
     if not free:
         return 0
-    return MOVE[free[rng.randint(len(free))]]
+    return grid_move(env, free[rng.randint(len(free))], last)[0]
 
 
 # -- parallel recording ------------------------------------------------------------------------
@@ -124,8 +129,11 @@ def _record_job(job: dict) -> dict:
 
 
 def make_jobs(task_ids: list[str], agents: list[str], episodes: int, purpose: str = "play",
-              noise: float = 0.3, prelude: int = 6, seed_offset: int = 0, worlds: int = 16) -> list[dict]:
-    """Episode jobs: each task x agent x episode, on `worlds` world seeds of a purpose's range (reused)."""
+              noise: float = 0.3, prelude: int = 6, seed_offset: int = 0, worlds: int = 16,
+              view: str = DEFAULT_VIEW) -> list[dict]:
+    """Episode jobs: each task x agent x episode, on `worlds` world seeds of a purpose's range (reused),
+    in a view (`mineclip.sim.view`)."""
+    check_view(view)
     jobs = []
     seeds = world_seeds(purpose, worlds, seed_offset)
     for task_id in task_ids:
@@ -138,7 +146,7 @@ def make_jobs(task_ids: list[str], agents: list[str], episodes: int, purpose: st
                 jobs.append(dict(task_id=task_id, agent=agent, seed=seed, world_seed=world_seed,
                                  noise=noise if agent in ("noisy",) else 0.0,
                                  prelude=int(np.random.RandomState(seed).randint(0, prelude + 1)),
-                                 episode_id=f"{task_id}-s{seed}-{agent}-e{e}"))
+                                 episode_id=f"{task_id}-s{seed}-{agent}-e{e}", view=view))
     return jobs
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from crafter import constants, objects
 
 from .engine import AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VIEW, CrafterCore, generate_world, make_object
-from .firstperson import FirstPersonFrame, FirstPersonRenderer
+from .firstperson import FirstPersonFrame, FirstPersonRenderer, in_view
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
 from .view import DEFAULT_VIEW, actions, check_view, engine_action
 
@@ -111,12 +111,12 @@ class CrafterEnv(gym.Env):
         core._player, core._last_health, core._unlocked = player, player.health, set()
         self._apply_init(init, rng)
 
-        state = snapshot(world, player, 0)
+        self._frame = self._draw()
+        state = self._snapshot()
         self.context = EpisodeContext(
             start=state, state=state, start_map=world._mat_map.copy(), world_map=world._mat_map,
             material_ids=dict(world._mat_ids), events=Counter(),
             start_plants={tuple(int(v) for v in o.pos) for o in world.objects if object_kind(o) == "plant"})
-        self._frame = self._draw()
         return self._frame, self._info([], state)
 
     def step(self, action):
@@ -148,7 +148,8 @@ class CrafterEnv(gym.Env):
         if name == "do" and target is not None and object_kind(target) in ("cow", "zombie", "skeleton"):
             if target.health < target_health:
                 hit = object_kind(target)
-        state = snapshot(world, player, core._step)
+        self._frame = self._draw()
+        state = self._snapshot()
         events = step_events(prev, state, name, hit)
         self.context.state = state
         self.context.events.update(events)
@@ -156,7 +157,6 @@ class CrafterEnv(gym.Env):
         reward, finished = self._outcome(state, events)
         terminated = player.health <= 0 or finished
         truncated = core._step >= self.max_steps and not terminated
-        self._frame = self._draw()
         return self._frame, reward, terminated, truncated, self._info(events, state)
 
     def render(self):
@@ -169,6 +169,12 @@ class CrafterEnv(gym.Env):
             return self.core.render()
         self.first_person = self._eyes.render(self.core._world, self.core._player)
         return self.first_person.frame
+
+    def _snapshot(self) -> WorldState:
+        """The state after the frame is drawn: in first person, what is in view is what the frame shows."""
+        world, player = self.core._world, self.core._player
+        shown = in_view(self.first_person, world, player) if self._eyes is not None else None
+        return snapshot(world, player, self.core._step, shown)
 
     # -- hooks for what runs on top of the simulator ---------------------------------------
     def _outcome(self, state: WorldState, events: list[str]) -> tuple[float, bool]:

@@ -29,11 +29,12 @@ The projection is exact and simple: a point `forward` tiles ahead along the faci
 to the right and `height` tiles above the ground is at column 128 + 128 * right / forward and row
 44 + 128 * (0.75 - height) / forward (`project`).
 
-`render(world, player) -> FirstPersonFrame(frame, semantic, depth)`: frame uint8 [160, 256, 3];
+`render(world, player) -> FirstPersonFrame(frame, semantic, depth, tiles)`: frame uint8 [160, 256, 3];
 semantic uint8 [160, 256] with the ids of `KINDS` (crafter's material ids, then creatures and
 objects, then sky and hotbar); depth float32 [160, 256], tiles along the facing (inf for the sky,
-0 for the hotbar). "A cow in view" and "how much of the view the cow fills" are read from the
-semantic map (`visible_share`), never from a second geometry.
+0 for the hotbar); tiles int32 [160, 256], the world tile each pixel shows (x * 64 + y; -1 for the
+sky, the hotbar and beyond the world). "A cow in view" and "how much of the view the cow fills" are
+read from these maps (`visible_share`, `in_view`), never from a second geometry.
 
 The world is ray cast column by column through the grid in numba (no display, no GPU; fastmath
 off, so frames are the same bytes on every run), sprites are drawn after it with a depth test, the
@@ -101,6 +102,7 @@ class FirstPersonFrame:
     frame: np.ndarray  # uint8 [160, 256, 3]
     semantic: np.ndarray  # uint8 [160, 256], ids of KINDS
     depth: np.ndarray  # float32 [160, 256], tiles along the facing; inf: sky; 0: hotbar
+    tiles: np.ndarray  # int32 [160, 256], the tile each pixel shows: x * world height + y; -1: none
 
 
 @dataclass
@@ -163,6 +165,19 @@ def visible_shares(semantic: np.ndarray) -> dict[str, float]:
     return {KINDS[i]: float(n) / world.size for i, n in enumerate(counts) if n}
 
 
+def in_view(view: FirstPersonFrame, world, player) -> dict[str, list[tuple[int, int]]]:
+    """Every kind the frame shows -> the (dx, dy) offsets from the player of the tiles (materials) and
+    objects it shows at least one pixel of, read from the frame's semantic and tile maps (kinds in
+    `KINDS` order, tiles in x, y order)."""
+    height = world.area[1]
+    seen = _seen(view.semantic, view.tiles, WORLD_ROWS, len(KINDS), world.area[0] * height)
+    px, py = int(player.pos[0]), int(player.pos[1])
+    out: dict[str, list[tuple[int, int]]] = {}
+    for kind, tile in zip(*np.nonzero(seen)):
+        out.setdefault(KINDS[kind], []).append((int(tile) // height - px, int(tile) % height - py))
+    return out
+
+
 def project(forward: float, right: float = 0.0, height: float = 0.0) -> tuple[float, float]:
     """(row, column) at which a point `forward` tiles ahead (along the facing), `right` tiles to the
     right and `height` tiles above the ground appears (a pixel's centre is at +0.5)."""
@@ -218,12 +233,14 @@ class FirstPersonRenderer:
         rgb = np.empty((WORLD_ROWS, FRAME_SHAPE[1], 3), np.float32)
         semantic = np.empty(FRAME_SHAPE, np.uint8)
         depth = np.empty(FRAME_SHAPE, np.float32)
+        tiles = np.empty(FRAME_SHAPE, np.int32)
         sky = _sky(daylight)
         _cast(world._mat_map, lut, height, split, tex, kind, self.atlas.rgba, cam, fx, fy, sky,
-              rgb, semantic, depth)
+              rgb, semantic, depth, tiles)
         sprites = self._sprites(world, player, cam, fx, fy)
         if len(sprites):
-            _draw_sprites(sprites, self.atlas.rgba, self.atlas.rows, cam, fx, fy, sky[HORIZON], rgb, semantic, depth)
+            _draw_sprites(sprites, self.atlas.rgba, self.atlas.rows, cam, fx, fy, sky[HORIZON], rgb, semantic, depth,
+                          tiles, world.area[1])
         frame = np.empty(FRAME_SHAPE + (3,), np.uint8)
         noise = _NO_NOISE
         if daylight < 0.5:  # crafter's night noise, drawn as the top-down frame draws it: [column, row]
@@ -232,7 +249,8 @@ class FirstPersonRenderer:
         frame[WORLD_ROWS:] = self._bar(player.inventory)
         semantic[WORLD_ROWS:] = HOTBAR
         depth[WORLD_ROWS:] = 0.0
-        return FirstPersonFrame(frame, semantic, depth)
+        tiles[WORLD_ROWS:] = -1
+        return FirstPersonFrame(frame, semantic, depth, tiles)
 
     def _sprites(self, world, player, cam, fx, fy) -> np.ndarray:
         """[N, 5] float64: x, y (tile), texture, kind id, lift of each object ahead, farthest first."""
@@ -324,39 +342,53 @@ def _fog(color: float, fog: float, t: float) -> float:
 
 
 @njit(cache=True)
-def _put(rgb, semantic, depth, r, c, tex, ti, tr, tc, shade, kind, t, fog):
+def _put(rgb, semantic, depth, tiles, r, c, tex, ti, tr, tc, shade, kind, t, fog, tile):
     tr = min(max(tr, 0), 15)
     tc = min(max(tc, 0), 15)
     for k in range(3):
         rgb[r, c, k] = _fog(np.float32(tex[ti, tr, tc, k]) * shade, fog[k], t)
     semantic[r, c] = kind
     depth[r, c] = t
+    tiles[r, c] = tile
 
 
 @njit(cache=True)
-def _sky_pixel(rgb, semantic, depth, r, c, sky):
+def _sky_pixel(rgb, semantic, depth, tiles, r, c, sky):
     for k in range(3):
         rgb[r, c, k] = sky[r, k]
     semantic[r, c] = SKY
     depth[r, c] = np.inf
+    tiles[r, c] = -1
 
 
 @njit(cache=True)
-def _flat(rgb, semantic, depth, c, r_from, r_far, drop, cx, cy, dx, dy, mx, my, tex, ti, kind, sky, fog):
+def _flat(rgb, semantic, depth, tiles, c, r_from, r_far, drop, cx, cy, dx, dy, mx, my, tex, ti, kind, sky, fog, tile):
     """Rows `r_from` up to `r_far` of column `c` showing a horizontal face `drop` tiles below the eye
-    (the ground, or a low block's top) of the cell (mx, my), along the ray from (cx, cy) in the
-    direction (dx, dy); beyond the far plane, sky."""
+    (the ground, or a low block's top) of the cell (mx, my) (`tile`), along the ray from (cx, cy) in
+    the direction (dx, dy); beyond the far plane, sky."""
     for r in range(r_from, max(r_far, 0) - 1, -1):
         t = FOCAL * drop / (r + 0.5 - HORIZON)
         if t > MAX_DEPTH:
-            _sky_pixel(rgb, semantic, depth, r, c, sky)
+            _sky_pixel(rgb, semantic, depth, tiles, r, c, sky)
             continue
         wx, wy = cx + dx * t - mx, cy + dy * t - my
-        _put(rgb, semantic, depth, r, c, tex, ti, int(wy * 16), int(wx * 16), 1.0, kind, t, fog)
+        _put(rgb, semantic, depth, tiles, r, c, tex, ti, int(wy * 16), int(wx * 16), 1.0, kind, t, fog, tile)
 
 
 @njit(cache=True)
-def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, semantic, depth):
+def _seen(semantic, tiles, rows, n_kinds, n_tiles):
+    """[kind, tile]: whether any of the first `rows` rows shows that kind on that tile."""
+    seen = np.zeros((n_kinds, n_tiles), np.bool_)
+    for r in range(rows):
+        for c in range(semantic.shape[1]):
+            t = tiles[r, c]
+            if t >= 0:
+                seen[semantic[r, c], t] = True
+    return seen
+
+
+@njit(cache=True)
+def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, semantic, depth, tiles):
     """Ray cast each column through the grid, front to back; rows are filled from the bottom up,
     and a row once drawn is final (blocks have no overhangs)."""
     rows, cols = rgb.shape[0], rgb.shape[1]
@@ -382,6 +414,7 @@ def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, s
                 t1, nside = sidey, 1
             inside = 0 <= mx < mat.shape[0] and 0 <= my < mat.shape[1]
             b = lut[mat[mx, my]] if inside else outside
+            tile = mx * mat.shape[1] + my if inside else -1
             h = height[b]
             top = HORIZON + FOCAL * EYE / max(t1, 1e-9) - 0.5  # floor rows lie below this
             if h > 0 and t0 > 0:
@@ -400,17 +433,18 @@ def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, s
                     else:
                         ti, v = tex_ids[b, 1], y - split[b]
                     v = v - np.floor(v)
-                    _put(rgb, semantic, depth, r, c, tex, ti, 15 - int(v * 16), tc, shade, kinds[b], t0, fog)
+                    _put(rgb, semantic, depth, tiles, r, c, tex, ti, 15 - int(v * 16), tc, shade, kinds[b], t0, fog,
+                         tile)
                 clip = min(clip, max(r_top, 0))
                 if h < EYE:  # the block's top, seen from above
                     r_far = int(np.ceil(HORIZON + FOCAL * (EYE - h) / t1 - 0.5))
-                    _flat(rgb, semantic, depth, c, min(clip - 1, rows - 1), r_far, EYE - h, cx, cy, dx, dy, mx, my,
-                          tex, tex_ids[b, 2], kinds[b], sky, fog)
+                    _flat(rgb, semantic, depth, tiles, c, min(clip - 1, rows - 1), r_far, EYE - h, cx, cy, dx, dy,
+                          mx, my, tex, tex_ids[b, 2], kinds[b], sky, fog, tile)
                     clip = min(clip, max(r_far, 0))
             else:
                 r_far = int(np.ceil(top))
-                _flat(rgb, semantic, depth, c, clip - 1, r_far, EYE, cx, cy, dx, dy, mx, my, tex, tex_ids[b, 2],
-                      kinds[b], sky, fog)
+                _flat(rgb, semantic, depth, tiles, c, clip - 1, r_far, EYE, cx, cy, dx, dy, mx, my, tex,
+                      tex_ids[b, 2], kinds[b], sky, fog, tile)
                 clip = min(clip, max(r_far, 0))
             if nside == 0:
                 sidex += deltax
@@ -420,11 +454,11 @@ def _cast(mat, lut, height, split, tex_ids, kinds, tex, cam, fx, fy, sky, rgb, s
                 my += stepy
             t0, side = t1, nside
         for r in range(clip):
-            _sky_pixel(rgb, semantic, depth, r, c, sky)
+            _sky_pixel(rgb, semantic, depth, tiles, r, c, sky)
 
 
 @njit(cache=True)
-def _draw_sprites(sprites, tex, opaque_rows, cam, fx, fy, fog, rgb, semantic, depth):
+def _draw_sprites(sprites, tex, opaque_rows, cam, fx, fy, fog, rgb, semantic, depth, tiles, world_height):
     """Upright sprites one tile wide, standing at their tile's centre, facing the camera; a texel
     is drawn where it is opaque and nearer than what is there."""
     rows, cols = rgb.shape[0], rgb.shape[1]
@@ -432,6 +466,7 @@ def _draw_sprites(sprites, tex, opaque_rows, cam, fx, fy, fog, rgb, semantic, de
     for i in range(sprites.shape[0]):
         ox, oy = sprites[i, 0] + 0.5 - cam[0], sprites[i, 1] + 0.5 - cam[1]
         ti, kind, lift = int(sprites[i, 2]), np.uint8(sprites[i, 3]), sprites[i, 4]
+        tile = int(sprites[i, 0]) * world_height + int(sprites[i, 1])
         z = ox * fx + oy * fy
         x = ox * rx + oy * ry
         if z < NEAR or z > MAX_DEPTH:
@@ -452,7 +487,7 @@ def _draw_sprites(sprites, tex, opaque_rows, cam, fx, fy, fog, rgb, semantic, de
                 tr = min(first + int((r + 0.5 - top) / (bottom - top) * (last - first + 1)), last)
                 if tex[ti, tr, tc, 3] < OPAQUE:
                     continue
-                _put(rgb, semantic, depth, r, c, tex, ti, tr, tc, 1.0, kind, z, fog)
+                _put(rgb, semantic, depth, tiles, r, c, tex, ti, tr, tc, 1.0, kind, z, fog, tile)
 
 
 @njit(cache=True)

@@ -3,9 +3,10 @@ auxiliary read-out (`mineclip.train.readout`).
 
 Per frame, four things a picture of crafter shows and the narration says only now and then:
 
-- `seen`: each kind of tile or creature anywhere in the local view (water, sand, cow, ...);
+- `seen`: each kind of tile or creature the frame shows (water, sand, cow, ...): `WorldState.view`,
+  the local window from above, what the first-person frame shows in first person;
 - `near`: each kind within one tile of the player (what the player can drink, place next to,
-  hit or pick up: where the tasks' events happen);
+  hit or pick up: where the tasks' events happen), in view or not: `WorldState.around`;
 - `day`: whether it is day (the frame's light);
 - `inv`: the inventory bar, every item's count (vitals 0-9, items clipped at 9).
 
@@ -37,7 +38,7 @@ def _bits(kinds) -> int:
 
 def frame_label(state: WorldState) -> tuple[int, int, int, list[int]]:
     """(seen bits, near bits, day, inventory counts) of one frame's state."""
-    near = [k for k, offsets in state.view.items() if any(0 < abs(dx) + abs(dy) <= NEAR for dx, dy in offsets)]
+    near = [k for k, offsets in state.around.items() if any(0 < abs(dx) + abs(dy) <= NEAR for dx, dy in offsets)]
     inv = [min(int(state.inventory.get(item, 0)), MAX_COUNT) for item in ITEMS]
     return _bits(state.view), _bits(near), int(state.time_of_day == "day"), inv
 

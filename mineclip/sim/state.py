@@ -1,4 +1,11 @@
-"""What the world looks like at one step: the player, the local view, and per-step events."""
+"""What the world looks like at one step: the player, what the frame shows, what is around, and
+per-step events.
+
+Two maps of kinds to offsets from the player: `view`, what the frame shows (from above the local
+window of 16x9 tiles, in first person the tiles and objects the first-person frame shows at least
+one pixel of, `firstperson.in_view`), which is what "in view", "seen" and counts mean; and `around`,
+the same local window whatever the view, which is what distances and "near" mean (facts about the
+world, not the picture). From above the two are the same map."""
 
 from __future__ import annotations
 
@@ -37,7 +44,12 @@ class WorldState:
     facing_kind: str | None  # object kind if an object is ahead, else the material ahead
     sleeping: bool
     daylight: float
-    view: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # kind -> offsets from player
+    view: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # kind -> offsets the frame shows
+    around: dict[str, list[tuple[int, int]]] | None = None  # kind -> offsets in the local window; None: `view`
+
+    def __post_init__(self):
+        if self.around is None:
+            self.around = self.view
 
     @property
     def health(self) -> int:
@@ -48,12 +60,13 @@ class WorldState:
         return "day" if self.daylight >= DAY else "night" if self.daylight < NIGHT else "dusk"
 
     def count(self, kind: str) -> int:
-        """How many tiles or objects of a kind are in view."""
+        """How many tiles or objects of a kind are in view (the frame shows them)."""
         return len(self.view.get(kind, ()))
 
     def distance(self, kind: str) -> float:
-        """Manhattan distance to the nearest visible tile or object of a kind (inf if none)."""
-        offsets = self.view.get(kind)
+        """Manhattan distance to the nearest tile or object of a kind in the local window around the
+        player, in view or not (inf if none)."""
+        offsets = self.around.get(kind)
         if not offsets:
             return float("inf")
         return float(min(abs(dx) + abs(dy) for dx, dy in offsets))
@@ -64,11 +77,12 @@ class WorldState:
             "facing_kind": self.facing_kind, "sleeping": self.sleeping,
             "daylight": round(self.daylight, 3), "inventory": dict(self.inventory),
             "view": {k: len(v) for k, v in self.view.items()},
-        }
+        } | ({} if self.around is self.view else {"around": {k: len(v) for k, v in self.around.items()}})
 
 
-def snapshot(world, player, step: int) -> WorldState:
-    """Read a WorldState from a crafter world and player."""
+def snapshot(world, player, step: int, shown: dict[str, list[tuple[int, int]]] | None = None) -> WorldState:
+    """Read a WorldState from a crafter world and player; `shown`: what the frame shows, when it is not
+    the local window (the first-person frame's `firstperson.in_view`)."""
     px, py = (int(v) for v in player.pos)
     x0, y0 = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
     view: dict[str, list[tuple[int, int]]] = {}
@@ -87,6 +101,7 @@ def snapshot(world, player, step: int) -> WorldState:
         if not -VIEW_OFFSET[1] <= oy < LOCAL_VIEW[1] - VIEW_OFFSET[1]:
             continue
         view.setdefault(object_kind(obj), []).append((ox, oy))
+    around, view = view, (view if shown is None else shown)
     fx, fy = int(player.facing[0]), int(player.facing[1])
     material, obj = world[(px + fx, py + fy)]
     return WorldState(
@@ -99,6 +114,7 @@ def snapshot(world, player, step: int) -> WorldState:
         sleeping=bool(player.sleeping),
         daylight=float(world.daylight),
         view=view,
+        around=around,
     )
 
 

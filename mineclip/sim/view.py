@@ -17,11 +17,20 @@ turning and walking where crafter has its four moves:
 A turn changes the facing before the world's step (the world goes on for that step as under
 `noop`; asleep, a turn does nothing, as crafter's moves do nothing); a step back is crafter's move
 away from the facing, after which the facing is put back.
+
+Agents that plan on the map (the scripted demonstrators) think in crafter's grid moves; `move_action`
+says which action of a view makes the next bit of progress on one: from above the move itself, in
+first person turns until facing its way, then `move_forward` (one step straight back onto a free
+tile is `move_back`, as a person steps back; a second step back in a row turns round instead). A move
+toward a tile the player cannot enter only turns the player, as crafter's move does: in first
+person it is made once the player faces that tile. `turn_action` turns a first-person player toward a
+way without stepping (from above a player can face a way only by moving).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from .engine import ACTIONS
 
@@ -87,3 +96,46 @@ def engine_action(view: str, action: int, facing) -> EngineAction:
     if name == "move_back":
         return EngineAction(MOVES[(-facing[0], -facing[1])], keep_facing=True)
     return EngineAction("noop", face=turn(facing, name[len("turn_"):]))
+
+
+def turn_toward(facing, direction) -> str | None:
+    """The turn (`turn_left` or `turn_right`; right when `direction` is behind) that brings a player
+    facing `facing` round toward `direction`, or None when it faces that way."""
+    facing, direction = (int(facing[0]), int(facing[1])), (int(direction[0]), int(direction[1]))
+    if direction not in MOVES:
+        raise ValueError(f"expected a grid direction, one of {list(MOVES)}, got {direction}")
+    if facing == direction:
+        return None
+    return "turn_left" if turn(facing, "left") == direction else "turn_right"
+
+
+def turn_action(view: str, facing, direction) -> int | None:
+    """The action of `view` that turns the player toward `direction` without stepping, or None: when
+    it faces that way, or from above, where a player faces a way only by moving."""
+    name = turn_toward(facing, direction)
+    return None if check_view(view) == "top" or name is None else action_id(view, name)
+
+
+def move_action(view: str, facing, move, free: Callable[[tuple[int, int]], bool],
+                stepped_back: bool = False) -> tuple[int, bool]:
+    """(the action of `view` that makes the next progress on crafter's grid move `move` ((dx, dy), one
+    tile) for a player facing `facing`, whether the move is made once that action runs).
+
+    `free(move)` says whether the player can step that way (crafter's `Player.is_free`);
+    `stepped_back`, whether the player's last action was `move_back`. From above: crafter's move,
+    made at once. In first person: `move_forward` when facing that way; `move_back` when the move is
+    straight behind, free, and the last action was not already a step back; otherwise the turn toward
+    it (left when it is on the left; right when on the right or behind), which makes the move when
+    it leaves the player facing a tile it cannot enter (a grid move into a blocked tile only turns)."""
+    move = (int(move[0]), int(move[1]))
+    if move not in MOVES:
+        raise ValueError(f"expected a grid move of one tile, one of {list(MOVES)}, got {move}")
+    if check_view(view) == "top":
+        return action_id(view, MOVES[move]), True
+    facing = (int(facing[0]), int(facing[1]))
+    if move == facing:
+        return action_id(view, "move_forward"), True
+    if move == (-facing[0], -facing[1]) and not stepped_back and free(move):
+        return action_id(view, "move_back"), True
+    name = turn_toward(facing, move)
+    return action_id(view, name), turn(facing, name[len("turn_"):]) == move and not free(move)

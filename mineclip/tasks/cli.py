@@ -134,8 +134,10 @@ def _cmd_benchmark(a) -> int:
     b = load_benchmark(a.name)
     if a.record:
         from mineclip.play.record import make_jobs, record
+        from mineclip.sim.view import DEFAULT_VIEW
 
-        path = record(make_jobs(b["tasks"], a.agents.split(","), a.episodes), a.record, workers=a.workers)
+        jobs = make_jobs(b["tasks"], a.agents.split(","), a.episodes, view=a.view or DEFAULT_VIEW)
+        path = record(jobs, a.record, workers=a.workers)
         print(f"recorded {a.name} benchmark ({len(b['tasks'])} tasks) -> {path}")
         return 0
     if a.json:
@@ -238,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--agents", default="scripted", help="comma-separated agents to record (with --record)")
     s.add_argument("--episodes", type=int, default=4, help="episodes per task and agent (with --record)")
     s.add_argument("--workers", type=int, default=1, help="recording processes (with --record)")
+    s.add_argument("--view", default=None,
+                   help="what the recorded videos show and the agents' controls, a view of mineclip.sim.view (with "
+                        "--record; default: the top view)")
     s.set_defaults(fn=_cmd_benchmark)
 
     s = sub.add_parser("plan-text", help="success rates of the scripted and random planners in the text env")

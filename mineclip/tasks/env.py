@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from mineclip.sim.engine import ACTIONS
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.state import WorldState
+from mineclip.sim.view import DEFAULT_VIEW, actions, check_view
 
 from .registry import get_task
 from .spec import TaskSpec, compile_criterion
 
-DECLARE_DONE = len(ACTIONS)  # the extra action of declare-done tasks: "I am done" (MP5's end of task)
+def declare_done_action(view: str = DEFAULT_VIEW) -> int:
+    """The extra action of declare-done tasks, "I am done" (MP5's end of task): the one after the view's actions."""
+    return len(actions(view))
+
+
+DECLARE_DONE = declare_done_action()  # of the default view (17: both views have 17 actions)
 DECLARE_TAG = "mp5-context"  # tasks whose agent declares done by default
 
 
 class CrafterTaskEnv(CrafterEnv):
     """One task on crafter: the simulator with the task's initial conditions, success criterion and
     rewards. Obs uint8 [160, 256, 3], 17 discrete actions.
+
+    `view` (`mineclip.sim.view.VIEWS`, default `top`): the picture and controls (`CrafterEnv`); what
+    is in view (`state.view`: oracles, see-events) follows it.
 
     reward: the task's hand-written dense reward (`dense_reward=True`, when it has one), else 1 at
     the step the success criterion first holds. The episode ends on success
@@ -28,7 +36,8 @@ class CrafterTaskEnv(CrafterEnv):
     by a creative task's oracle.
 
     `declare_done` (default: on for MP5's context tasks, tagged `mp5-context`): the agent ends the
-    episode itself with one more action, `DECLARE_DONE` (17; 18 actions in all). The episode does not
+    episode itself with one more action, `declare_done_action(view)` (17 in both views; 18 actions in
+    all, `self.done_action`). The episode does not
     end on success; it is judged on the state when done is declared (`info["declared"]`), and
     `info["held"]` says whether the criterion held at any step so far, which tells MP5's two failure
     modes apart: declared while a condition was false (`declared` and not `success`), never declared
@@ -37,7 +46,8 @@ class CrafterTaskEnv(CrafterEnv):
 
     def __init__(self, task: TaskSpec | str | None = None, *, max_steps: int | None = None,
                  dense_reward: bool = True, terminate_on_success: bool = True,
-                 declare_done: bool | None = None, **kwargs):
+                 declare_done: bool | None = None, view: str = DEFAULT_VIEW, **kwargs):
+        check_view(view)  # before any other work: an unknown view is the error to report
         if isinstance(task, str):
             task = get_task(task)
         self.task = task
@@ -51,9 +61,10 @@ class CrafterTaskEnv(CrafterEnv):
         self._success = False
         self._nav_best: float | None = None
         super().__init__(dict(task.init) if task else None,
-                         max_steps=max_steps or (task.max_steps if task else 100), **kwargs)
+                         max_steps=max_steps or (task.max_steps if task else 100), view=view, **kwargs)
+        self.done_action = declare_done_action(self.view)
         if self.declare_done:
-            self.action_space = gym.spaces.Discrete(len(ACTIONS) + 1)
+            self.action_space = gym.spaces.Discrete(self.done_action + 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._success, self._nav_best = False, None
@@ -61,7 +72,7 @@ class CrafterTaskEnv(CrafterEnv):
         return super().reset(seed=seed, options=options)
 
     def step(self, action):
-        if not (self.declare_done and int(action) == DECLARE_DONE):
+        if not (self.declare_done and int(action) == self.done_action):
             return super().step(action)
         if self.context is None:
             raise RuntimeError("call reset() before step()")

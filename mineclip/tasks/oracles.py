@@ -43,7 +43,7 @@ def find_water(ctx: EpisodeContext, world=None) -> bool:
 @oracle
 def find_lava(ctx: EpisodeContext, world=None) -> bool:
     """Lava in view within 3 tiles, and the player alive."""
-    return ctx.state.distance("lava") <= 3 and ctx.state.health > 0
+    return ctx.state.count("lava") > 0 and ctx.state.distance("lava") <= 3 and ctx.state.health > 0
 
 
 @oracle

@@ -3,11 +3,12 @@ and the generated catalogue's alike).
 
     import gymnasium as gym, mineclip.tasks
     env = gym.make("mineclip/harvest_wood-v0")                    # after `import mineclip.tasks`
+    env = gym.make("mineclip/harvest_wood-v0", view="first_person")   # the player's eyes and controls
     env = gym.make("mineclip.tasks:mineclip/harvest_wood-v0")     # or let gymnasium import it
     env = gym.make("mineclip/horizon_text-v0", goal="make_iron_pickaxe")   # text-only planning
 
-Keyword arguments of `gym.make` go to `mineclip.tasks.env.CrafterTaskEnv` (max_steps, dense_reward,
-terminate_on_success, ...). The environment module loads only when an environment is made.
+Keyword arguments of `gym.make` go to `mineclip.tasks.env.CrafterTaskEnv` (view, max_steps,
+dense_reward, terminate_on_success, ...). The environment module loads only when an environment is made.
 """
 
 from __future__ import annotations

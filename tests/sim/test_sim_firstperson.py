@@ -201,7 +201,7 @@ env.reset(seed=3)
 digest, rng = hashlib.sha256(), np.random.RandomState(0)
 for t in range(40):  # from dusk into the night: shading with and without noise
     obs, *_ = env.step(int(rng.randint(17)))
-    for a in (obs, env.first_person.semantic, env.first_person.depth):
+    for a in (obs, env.first_person.semantic, env.first_person.depth, env.first_person.tiles):
         digest.update(a.tobytes())
 print(digest.hexdigest())
 """

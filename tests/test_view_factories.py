@@ -1,0 +1,154 @@
+"""The view setting reaches every factory that makes an environment (issue 58: "one setting, `view`,
+reaches every place that makes an environment"), and an unknown view is a clear error at each entry
+point. A factory that ignores `view="first_person"` fails here: its environment's view, its frames
+(which differ from the top view's of the same episode) or the records it writes give it away.
+
+Not reachable without editing their packages (next: issue 58's perception, RL and assistant work):
+`mineclip.rl.envs.make_task_env` / `make_vec_env` (call `tasks.make_env` without a view),
+`mineclip.perception` (`calibrate.collect_frames`, `patroller.patrol`, `benchmark.record_context`:
+`CrafterTaskEnv(...)` and `EvalsetSettings(...)` without a view), `mineclip.assist.session.Session`
+(`CrafterEnv(...)` without a view)."""
+
+import json
+import tarfile
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mineclip.tasks  # noqa: F401  (registers the gymnasium ids)
+from mineclip.sim.env import CrafterEnv
+from mineclip.sim.view import actions
+
+FP = "first_person"
+EXPECTED = r"unknown view 'sideways'; expected one of \['top', 'first_person'\]"
+
+
+def top_and_eyes(make):
+    """The environment a factory makes from above and in first person, each reset on world 0."""
+    made = []
+    for view in ("top", FP):
+        env = make(view)
+        obs, _ = env.reset(seed=0)
+        made.append((env.unwrapped, obs))
+    return made
+
+
+def _crafter_env(view):
+    return CrafterEnv(view=view)
+
+
+def _task_env(view):
+    from mineclip.tasks.env import CrafterTaskEnv
+
+    return CrafterTaskEnv("harvest_wood", view=view)
+
+
+def _make_env(view):
+    from mineclip.tasks import make_env
+
+    return make_env("place_table", view=view)
+
+
+def _gym_suite(view):
+    return gym.make("mineclip/hunt_cow-v0", view=view)
+
+
+def _gym_generated(view):
+    return gym.make("mineclip/collect_wood_1-v0", view=view)
+
+
+def _gym_declare_done(view):
+    return gym.make("mineclip/find_a_cow-v0", view=view)  # a context task: the agent declares done
+
+
+@pytest.mark.parametrize("make", [_crafter_env, _task_env, _make_env, _gym_suite, _gym_generated, _gym_declare_done],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_every_environment_factory_makes_the_view_it_is_given(make):
+    (top, top_obs), (eyes, obs) = top_and_eyes(make)
+    assert top.view == "top" and eyes.view == FP
+    assert eyes.actions == actions(FP) and eyes.first_person is not None
+    assert obs.shape == top_obs.shape and not np.array_equal(obs, top_obs)  # the player's eyes, not the map
+    assert np.array_equal(obs, eyes.first_person.frame)
+    if getattr(eyes, "declare_done", False):  # "I am done" is the action after the view's own
+        assert eyes.done_action == len(actions(FP)) and eyes.action_space.n == len(actions(FP)) + 1
+
+
+def test_play_records_episodes_jobs_evaluation_sets_clips_and_demonstrations_in_the_view(tmp_path):
+    from mineclip.play.clips import ClipSettings, episode_clips, plan_episodes
+    from mineclip.play.demos import demonstrate
+    from mineclip.play.evalset import EvalsetSettings, record_evalset
+    from mineclip.play.record import make_jobs, read_jsonl, record, run_episode
+
+    top = run_episode("harvest_wood", seed=1, world_seed=1)
+    eyes = run_episode("harvest_wood", seed=1, world_seed=1, view=FP)
+    assert (top.record["view"], eyes.record["view"]) == ("top", FP)
+    assert not np.array_equal(top.frames[0], eyes.frames[0])
+
+    jobs = make_jobs(["harvest_wood"], ["scripted"], 1, view=FP)
+    assert [j["view"] for j in jobs] == [FP]
+    path = record(jobs, tmp_path / "play", workers=1, progress=False)
+    assert [r["view"] for r in read_jsonl(path)] == [FP]
+
+    settings = EvalsetSettings(["harvest_wood"], per_label=1, worlds=2, view=FP)
+    labels = read_jsonl(record_evalset(tmp_path / "evalset", settings, workers=1, progress=False).labels)
+    assert labels and {r["view"] for r in labels} == {FP}
+
+    clips = [meta for job in plan_episodes(ClipSettings(4, tasks=["harvest_wood"], encoding="raw", view=FP))[:2]
+             for *_, meta in episode_clips(job)]
+    assert clips and {m["view"] for m in clips} == {FP}
+
+    shown = {view: demonstrate("harvest_wood", [7], (("scripted", 0.0),), view=view)[0]["actions"]
+             for view in ("top", FP)}
+    turns = {actions(FP).index("turn_left"), actions(FP).index("turn_right")}
+    assert shown["top"] != shown[FP] and turns & set(shown[FP])
+
+
+def test_a_pipeline_preset_in_first_person_plays_its_clips_and_evaluation_set_in_first_person(tmp_path):
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.pipeline.run import stage_clips, stage_evalset
+    from mineclip.play.record import read_jsonl
+
+    preset = preset_from_dict("small", {"view": FP, "clips": {"num_clips": 3, "val_clips": 2, "worlds": 2},
+                                        "evalset": {"tasks": ["harvest_wood"], "per_label": 1, "worlds": 2},
+                                        "train": {"defaults": ["tiny"]}})
+    stage_clips(tmp_path, preset, workers=1)
+    metas = []
+    for shard in sorted((tmp_path / "shards").rglob("*.tar")):
+        with tarfile.open(shard) as tar:
+            metas += [json.load(tar.extractfile(m)) for m in tar.getmembers() if m.name.endswith(".json")]
+    assert len(metas) == 5 and {m["view"] for m in metas} == {FP}
+    out = stage_evalset(tmp_path, preset, workers=1)
+    assert {r["view"] for r in read_jsonl(out["labels"])} == {FP}
+
+
+def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from mineclip.pipeline.cli import main as pipeline_main
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.play.cli import main as play_main
+    from mineclip.play.clips import ClipSettings
+    from mineclip.play.evalset import EvalsetSettings
+    from mineclip.play.record import make_jobs, run_episode
+    from mineclip.tasks.env import CrafterTaskEnv
+    from mineclip.train.configs import ConfigError
+
+    for make in (lambda: CrafterEnv(view="sideways"), lambda: CrafterTaskEnv("harvest_wood", view="sideways"),
+                 lambda: gym.make("mineclip/harvest_wood-v0", view="sideways"),
+                 lambda: run_episode("harvest_wood", view="sideways"),
+                 lambda: make_jobs(["harvest_wood"], ["scripted"], 1, view="sideways"),
+                 lambda: EvalsetSettings(["harvest_wood"], view="sideways"), lambda: ClipSettings(view="sideways")):
+        with pytest.raises(ValueError, match=EXPECTED):
+            make()
+    with pytest.raises(ConfigError, match=EXPECTED):
+        preset_from_dict("p", {"view": "sideways"})
+    for main, argv in ((play_main, ["record", "--view", "sideways"]), (play_main, ["evalset", "--view", "sideways"]),
+                       (play_main, ["clips", "--view", "sideways"]), (pipeline_main, ["--view", "sideways"])):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code != 0
+        assert "invalid choice: 'sideways' (choose from 'top', 'first_person')" in capsys.readouterr().err
+    from mineclip.tasks.cli import main as tasks_main
+
+    assert tasks_main(["benchmark", "control", "--record", "unused", "--view", "sideways"]) == 1
+    assert "unknown view 'sideways'; expected one of ['top', 'first_person']" in capsys.readouterr().err
