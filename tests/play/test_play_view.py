@@ -3,7 +3,6 @@ narration of a first-person clip names what its frames show."""
 
 import random
 
-import numpy as np
 import pytest
 
 from mineclip.play.agents import RandomAgent, make_agent
