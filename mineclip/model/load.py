@@ -30,7 +30,7 @@ import torch
 from .config import ModelConfig, get_config
 from .mineclip import MineCLIP
 from .official import is_official_layout, load_official, saved_config
-from .safe_load import CheckpointError, InertObject, safe_torch_load
+from .safe_load import CheckpointError, InertObject, safe_torch_load, torch_loading_safely
 
 log = logging.getLogger(__name__)
 
@@ -169,16 +169,20 @@ def _load_file(path: Path, config: ModelConfig | str | None) -> LoadedCheckpoint
 
 
 def _load_deepspeed_dir(path: Path, config: ModelConfig | str | None, tag: str | None) -> LoadedCheckpoint:
-    """Merge ZeRO shards to fp32. DeepSpeed's own merge helper unpickles its optimizer files
-    without restriction: read only DeepSpeed directories you produced yourself."""
+    """Merge ZeRO shards to fp32 with DeepSpeed's own helper, whose files it reads through the
+    restricted unpickler (the helper itself calls `torch.load(..., weights_only=False)`, which
+    would run any code pickled into a shard)."""
     try:
-        from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
+        from unittest import mock
+
+        from deepspeed.utils import zero_to_fp32
     except ImportError as e:
         raise CheckpointError(f"{path}: reading a DeepSpeed checkpoint needs the deepspeed package: {e}") from e
     tag = tag or ((path / "latest").read_text().strip() if (path / "latest").is_file() else None)
     if tag is None:
         raise CheckpointError(f"{path}: DeepSpeed checkpoint directory without a 'latest' file; pass tag=")
-    state_dict = get_fp32_state_dict_from_zero_checkpoint(str(path), tag)
+    with mock.patch.object(zero_to_fp32, "torch", torch_loading_safely):
+        state_dict = zero_to_fp32.get_fp32_state_dict_from_zero_checkpoint(str(path), tag)
     state_dict = {k.removeprefix("_forward_module."): v for k, v in state_dict.items()}
     info: dict = {}
     model_files = sorted((path / tag).glob("*model_states.pt"))

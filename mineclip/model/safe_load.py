@@ -48,6 +48,9 @@ _ALLOWED_GLOBALS = {
     ("torch", "Size"): lambda: torch.Size,
     ("torch", "device"): lambda: torch.device,
     ("_codecs", "encode"): lambda: __import__("_codecs").encode,  # bytes under pickle protocol 2
+    # DeepSpeed's ZeRO shards record their stage as this enum; its merge helper compares it with ints
+    ("deepspeed.runtime.zero.config", "ZeroStageEnum"):
+        lambda: __import__("deepspeed.runtime.zero.config", fromlist=["ZeroStageEnum"]).ZeroStageEnum,
 }
 
 
@@ -114,13 +117,13 @@ _restricted_pickle.load = lambda f, **kw: _RestrictedUnpickler(f, **kw).load()
 _restricted_pickle.__name__ = "mineclip_restricted_pickle"
 
 
-def safe_torch_load(path: str | Path) -> Any:
+def safe_torch_load(path: str | Path, mmap: bool | None = None) -> Any:
     """Load a torch checkpoint on the CPU without ever executing code from it."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as e:
         first_error = e
     except UnsafeCheckpointError:
@@ -131,7 +134,7 @@ def safe_torch_load(path: str | Path) -> Any:
              path, str(first_error).splitlines()[0][:200])
     _RestrictedUnpickler.stand_ins = {}
     try:
-        obj = torch.load(path, map_location="cpu", weights_only=False, pickle_module=_restricted_pickle)
+        obj = torch.load(path, map_location="cpu", weights_only=False, pickle_module=_restricted_pickle, mmap=mmap)
     except UnsafeCheckpointError as e:
         raise UnsafeCheckpointError(f"{path}: {e}") from None
     except Exception as e:
@@ -140,3 +143,18 @@ def safe_torch_load(path: str | Path) -> Any:
         log.warning("%s: replaced pickled objects of %s by inert stand-ins (never imported or run)",
                     path, ", ".join(sorted(_RestrictedUnpickler.stand_ins)))
     return obj
+
+
+class _TorchLoadingSafely:
+    """The `torch` module as another library sees it, with `torch.load` replaced by
+    `safe_torch_load`: lend it to code that loads files with `weights_only=False`."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(torch, name)
+
+    @staticmethod
+    def load(f, map_location=None, weights_only=None, mmap=None, **_) -> Any:
+        return safe_torch_load(f, mmap=mmap)
+
+
+torch_loading_safely = _TorchLoadingSafely()

@@ -1,4 +1,5 @@
-"""A DeepSpeed ZeRO-2 checkpoint directory (CPU, gloo) exports with its shards merged."""
+"""A DeepSpeed ZeRO-2 checkpoint directory (CPU, gloo) exports with its shards merged, and its
+shards are read without running code pickled into them."""
 
 import os
 
@@ -51,3 +52,23 @@ def test_deepspeed_directory_exports_with_identical_scores(tmp_path, monkeypatch
     with torch.no_grad():
         assert torch.equal(RewardModel.load(tmp_path / "ds.ckpt").model(batch["video"], TEXTS),
                            rm.model(batch["video"], TEXTS))
+
+    # a shard someone else handed over, with code pickled into it: refused, never run
+    marker = tmp_path / "ran"
+    for shard in sorted((tmp_path / "ds.ckpt").rglob("*_states.pt")):
+        state = torch.load(shard, weights_only=False)
+        state["note"] = RunsCode(f"touch {marker}")
+        torch.save(state, shard)
+        assert export_main([str(tmp_path / "ds.ckpt"), "--out", str(tmp_path / "art2")]) == 1
+        assert not marker.exists(), f"{shard.name}: a pickled payload ran"
+        assert not (tmp_path / "art2").exists()
+        state.pop("note")
+        torch.save(state, shard)
+
+
+class RunsCode:
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __reduce__(self):
+        return os.system, (self.command,)
