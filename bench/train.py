@@ -1,7 +1,10 @@
 """Training steps/s of MineCLIPModule under the Lightning Trainer vs a plain PyTorch loop, same model,
 batches and optimiser, in one run; per precision (float32, bf16-mixed) and peak memory (RSS
-high-water mark, CUDA peak on GPU), and on GPUs whose peak Lightning knows, the model FLOPs
-utilisation (MFU: the step's counted FLOPs x steps/s over the card's dense peak for the precision).
+high-water mark, CUDA peak on GPU), and the model FLOPs utilisation (MFU: the step's counted FLOPs x
+steps/s over a peak): on GPUs whose peak Lightning knows, the card's dense peak for the precision;
+on a CPU, the matrix-multiply throughput measured in the same run (large square matmuls in the
+precision's dtype on all the threads torch uses), so the fraction says how much room the step
+leaves on this machine, not on a datasheet.
 
     python bench/train.py                 # tiny config, CPU, fp32, 3 interleaved rounds
     python bench/train.py --steps 30 --batch 32 --frames 8 --precision 32-true,bf16-mixed
@@ -65,10 +68,26 @@ def print_mfu(args, rates: dict, batches: list[dict], device: torch.device) -> N
     print(f"FLOPs per training step: {flops / 1e9:.1f} GFLOP")
     for (name, precision), v in rates.items():
         dtype = torch.bfloat16 if precision.startswith("bf16") else torch.float32
-        peak = (get_available_flops(device, dtype) or _hopper_peak(device, dtype)) if device.type == "cuda" else None
+        if device.type == "cuda":
+            peak, of = get_available_flops(device, dtype) or _hopper_peak(device, dtype), "the card's peak"
+        else:
+            peak, of = cpu_matmul_flops(dtype), "this CPU's measured matmul"
         achieved = flops * statistics.median(v)
-        mfu = f", MFU {100 * achieved / peak:.1f}% of {peak / 1e12:.0f} TFLOP/s" if peak else ""
+        mfu = f", MFU {100 * achieved / peak:.1f}% of {peak / 1e12:.2f} TFLOP/s ({of})" if peak else ""
         print(f"{name:<28} {precision:<11}: {achieved / 1e12:.2f} TFLOP/s{mfu}")
+
+
+def cpu_matmul_flops(dtype: torch.dtype, n: int = 2048, seconds: float = 3.0) -> float:
+    """FLOP/s of n x n matmuls in `dtype` on this CPU (best of repeated timings over about `seconds`)."""
+    g = torch.Generator().manual_seed(0)
+    a, b = (torch.randn(n, n, generator=g).to(dtype) for _ in range(2))
+    torch.mm(a, b)  # warm-up (oneDNN picks its kernel)
+    best, t_end = float("inf"), time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n ** 3 / best
 
 
 def _hopper_peak(device: torch.device, dtype: torch.dtype) -> float | None:
