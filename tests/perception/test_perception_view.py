@@ -12,9 +12,22 @@ from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.benchmark import load_percipient
-from mineclip.perception.calibrate import LabelledFrame, collect_frames, fit_thresholds, load_thresholds, save_thresholds
+from mineclip.perception.calibrate import (
+    LabelledFrame,
+    collect_frames,
+    fit_thresholds,
+    load_thresholds,
+    save_thresholds,
+)
 from mineclip.perception.conditions import Condition
-from mineclip.perception.head import PATCH_DISTANCE, TILE_DISTANCE, fit_head, load_head, patch_labels, tile_labels
+from mineclip.perception.head import (
+    PATCH_DISTANCE,
+    TILE_DISTANCE,
+    fit_head,
+    load_head,
+    patch_labels,
+    tile_labels,
+)
 from mineclip.perception.patroller import make_perceiver, patrol
 from mineclip.perception.percipient import Percipient
 from mineclip.perception.proximity import ProximityRewardFunction
@@ -92,8 +105,8 @@ def test_a_calibration_of_one_view_is_refused_in_the_other(sim_model, sim_head, 
     with pytest.raises(ValueError, match="fitted on frames of the first_person view, not the top view"):
         load_head(tmp_path, sim_model, "top")
     with pytest.raises(ValueError, match="calibrated in the first_person view, not the top view"):
-        load_percipient(sim_model, str(tmp_path), lambda: [], refit=False, view="top")
-    percipient, how = load_percipient(sim_model, str(tmp_path), lambda: [], refit=False, view=FP)
+        load_percipient(sim_model, str(tmp_path), list, refit=False, view="top")
+    percipient, how = load_percipient(sim_model, str(tmp_path), list, refit=False, view=FP)
     assert percipient.view == FP and how.startswith("read from")
     top_head, top_frames, _ = sim_head
     assert top_head.view == "top"
