@@ -270,6 +270,10 @@ def run_judges(s: JudgeSettings) -> dict:
     out: dict = {"settings": asdict(s), "sets": {}}
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
+        views = sorted({t.record.get("view", DEFAULT_VIEW) for t in trajs} - {s.view})
+        if views:  # a head and bands of one view say nothing about frames of the other
+            raise ValueError(f"{path} holds trajectories of the {', '.join(views)} view; the judge runs in the "
+                             f"{s.view} view (JudgeSettings.view)")
         reuse = s.evaluation and name == "pipeline"
         known = whole_scores(s.evaluation, s.model, str(path), s.negatives, s.mode) if reuse else None
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,

@@ -168,3 +168,11 @@ def test_the_pipelines_perception_stage_runs_in_first_person(tmp_path):
     assert context and {r["view"] for r in context} == {FP}
     assert "first_person view" in (run / "report" / "perception.md").read_text()
     assert 0.0 <= record["context_factored_f1"] <= 1.0
+    # the judge by conditions, in first person, refuses trajectories of the other view
+    from mineclip.perception.benchmark import JudgeSettings, run_judges
+
+    top = run / "evalset" / "context" / "top.jsonl"
+    top.write_text("".join(json.dumps(r | {"view": "top"}) + "\n" for r in context))
+    with pytest.raises(ValueError, match="trajectories of the top view; the judge runs in the first_person view"):
+        run_judges(JudgeSettings(str(run / "artifact"), str(top), str(run / "evalset" / "context"), per_label=1,
+                                 tasks=["find_a_tree"], workers=1, progress=False, view=FP))
