@@ -3,11 +3,8 @@ reaches every place that makes an environment"), and an unknown view is a clear 
 point. A factory that ignores `view="first_person"` fails here: its environment's view, its frames
 (which differ from the top view's of the same episode) or the records it writes give it away.
 
-Not reachable without editing their packages (next: issue 58's perception, RL and assistant work):
-`mineclip.rl.envs.make_task_env` / `make_vec_env` (call `tasks.make_env` without a view),
-`mineclip.perception` (`calibrate.collect_frames`, `patroller.patrol`, `benchmark.record_context`:
-`CrafterTaskEnv(...)` and `EvalsetSettings(...)` without a view), `mineclip.assist.session.Session`
-(`CrafterEnv(...)` without a view)."""
+Not reachable without editing its package (next: issue 58's assistant work):
+`mineclip.assist.session.Session` (`CrafterEnv(...)` without a view)."""
 
 import json
 import tarfile
@@ -62,7 +59,20 @@ def _gym_declare_done(view):
     return gym.make("mineclip/find_a_cow-v0", view=view)  # a context task: the agent declares done
 
 
-@pytest.mark.parametrize("make", [_crafter_env, _task_env, _make_env, _gym_suite, _gym_generated, _gym_declare_done],
+def _rl_task_env(view):
+    from mineclip.rl.envs import make_task_env
+
+    return make_task_env("harvest_wood", "dense", [0], seed=0, symbols=True, view=view)
+
+
+def _rl_vec_env(view):
+    from mineclip.rl.envs import make_vec_env
+
+    return make_vec_env("harvest_wood", "sparse", 1, [0], seed=0, view=view).envs[0]
+
+
+@pytest.mark.parametrize("make", [_crafter_env, _task_env, _make_env, _gym_suite, _gym_generated, _gym_declare_done,
+                                  _rl_task_env, _rl_vec_env],
                          ids=lambda f: f.__name__.strip("_"))
 def test_every_environment_factory_makes_the_view_it_is_given(make):
     (top, top_obs), (eyes, obs) = top_and_eyes(make)
@@ -104,6 +114,57 @@ def test_play_records_episodes_jobs_evaluation_sets_clips_and_demonstrations_in_
     assert shown["top"] != shown[FP] and turns & set(shown[FP])
 
 
+def test_perception_collects_patrols_and_records_its_context_tasks_in_the_view(tmp_path):
+    from mineclip.perception.benchmark import record_context
+    from mineclip.perception.calibrate import collect_frames
+    from mineclip.perception.patroller import patrol
+    from mineclip.play.record import read_jsonl
+
+    frames = {view: collect_frames("perception", 1, per_episode=2, steps=4, view=view) for view in ("top", FP)}
+    assert {f.view for f in frames[FP]} == {FP} and all(f.semantic is not None for f in frames[FP])
+    assert all(f.semantic is None for f in frames["top"])
+    assert not np.array_equal(frames["top"][0].frame, frames[FP][0].frame)
+
+    class Shown:  # a ground-truth perceiver that notes the environment it is asked in
+        name = "shown"
+
+        def __init__(self):
+            self.views = set()
+
+        def answer(self, env, frame, pending, conditions):
+            self.views.add((env.view, env.first_person is not None and np.array_equal(frame, env.first_person.frame)))
+            return {c: "yes" if c.seen(env.state) else "no" for c in pending}
+
+    shown = Shown()
+    patrol("find_a_cow", shown, 1, max_steps=40, view=FP)
+    assert shown.views == {(FP, True)}
+
+    path = record_context(tmp_path / "context", ["find_a_cow"], per_label=1, window=2, workers=1, progress=False,
+                          view=FP)
+    assert {r["view"] for r in read_jsonl(path)} == {FP}
+    with pytest.raises(ValueError, match="recorded in the first_person view, not the top view"):
+        record_context(tmp_path / "context", ["find_a_cow"], per_label=1, window=2, workers=1, progress=False)
+
+
+def test_rl_trains_and_evaluates_in_the_view_of_its_run(tmp_path, tiny_model):
+    from mineclip.reward import RewardModel
+    from mineclip.rl.cli import build_parser, run_configs
+    from mineclip.rl.train import RunConfig, build_env, run_identity
+
+    args = build_parser().parse_args(["--model", "m", "--out", str(tmp_path), "--tasks", "harvest_wood",
+                                      "--variants", "sparse", "--seeds", "1", "--view", FP])
+    (cfg,) = run_configs(args, "unused")
+    assert cfg.view == FP and RunConfig("harvest_wood", "sparse", 0, "m").view == "top"
+    assert run_identity({"task": "t", "variant": "sparse"})["view"] == "top"  # runs from before the view: top
+    assert run_identity({"task": "t", "variant": "sparse", "view": FP})["view"] == FP
+    # the training and the evaluation envs (both made by build_env) draw and act in the run's view
+    env = build_env(cfg, RewardModel(tiny_model, window=2), [0], seed=0, num_envs=1)
+    inner = env.venv.envs[0].unwrapped
+    obs = env.reset()
+    assert inner.view == FP and inner.first_person is not None and obs.shape[0] == 1
+    env.close()
+
+
 def test_a_pipeline_preset_in_first_person_plays_its_clips_and_evaluation_set_in_first_person(tmp_path):
     from mineclip.pipeline.presets import preset_from_dict
     from mineclip.pipeline.run import stage_clips, stage_evalset
@@ -124,26 +185,41 @@ def test_a_pipeline_preset_in_first_person_plays_its_clips_and_evaluation_set_in
 
 def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    from mineclip.perception.benchmark import BenchSettings, JudgeSettings
+    from mineclip.perception.calibrate import collect_frames, load_thresholds
+    from mineclip.perception.patroller import make_perceiver, patrol
     from mineclip.pipeline.cli import main as pipeline_main
     from mineclip.pipeline.presets import preset_from_dict
     from mineclip.play.cli import main as play_main
     from mineclip.play.clips import ClipSettings
     from mineclip.play.evalset import EvalsetSettings
     from mineclip.play.record import make_jobs, run_episode
+    from mineclip.rl.cli import main as rl_main
+    from mineclip.rl.envs import make_task_env, make_vec_env
+    from mineclip.rl.train import RunConfig
     from mineclip.tasks.env import CrafterTaskEnv
     from mineclip.train.configs import ConfigError
 
+    (tmp_path / "perception.json").write_text('{"view": "top"}')  # a calibration, asked for in no view
     for make in (lambda: CrafterEnv(view="sideways"), lambda: CrafterTaskEnv("harvest_wood", view="sideways"),
                  lambda: gym.make("mineclip/harvest_wood-v0", view="sideways"),
                  lambda: run_episode("harvest_wood", view="sideways"),
                  lambda: make_jobs(["harvest_wood"], ["scripted"], 1, view="sideways"),
-                 lambda: EvalsetSettings(["harvest_wood"], view="sideways"), lambda: ClipSettings(view="sideways")):
+                 lambda: EvalsetSettings(["harvest_wood"], view="sideways"), lambda: ClipSettings(view="sideways"),
+                 lambda: collect_frames("perception", 1, view="sideways"),
+                 lambda: patrol("find_a_cow", make_perceiver("ground_truth"), 1, view="sideways"),
+                 lambda: BenchSettings("m", view="sideways"), lambda: JudgeSettings("m", view="sideways"),
+                 lambda: load_thresholds(tmp_path, view="sideways"),
+                 lambda: make_task_env("harvest_wood", "sparse", [0], 0, view="sideways"),
+                 lambda: make_vec_env("harvest_wood", "sparse", 1, [0], 0, view="sideways"),
+                 lambda: RunConfig("harvest_wood", "sparse", 0, "m", view="sideways")):
         with pytest.raises(ValueError, match=EXPECTED):
             make()
     with pytest.raises(ConfigError, match=EXPECTED):
         preset_from_dict("p", {"view": "sideways"})
     for main, argv in ((play_main, ["record", "--view", "sideways"]), (play_main, ["evalset", "--view", "sideways"]),
-                       (play_main, ["clips", "--view", "sideways"]), (pipeline_main, ["--view", "sideways"])):
+                       (play_main, ["clips", "--view", "sideways"]), (pipeline_main, ["--view", "sideways"]),
+                       (rl_main, ["--model", "m", "--out", str(tmp_path / "rl"), "--view", "sideways"])):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code != 0

@@ -6,7 +6,8 @@ each model's thresholds on frames of training worlds (or reads the artifact's `p
 measures precision/recall/F1 of each condition type on frames of held-out worlds against the
 simulator's ground truth, and plays every context task on the same held-out worlds with the three
 perceivers. `tables` writes the result as Markdown or one JSON object (what `bench/perception.py`
-prints).
+prints). Everything is in one view (`view`, `mineclip.sim.view`: the frames fitted on and measured
+on, the Patroller's episodes, the context set; a saved calibration of another view is refused).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from mineclip.evaluate.judge import roc_auc
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 
 from .calibrate import (
     collect_frames,
@@ -47,6 +49,10 @@ class BenchSettings:
     seed: int = 0
     progress: bool = True
     head: bool = True  # the trained head answers the conditions it knows (False: every one in words)
+    view: str = DEFAULT_VIEW  # what the frames show and the Patroller's controls (mineclip.sim.view)
+
+    def __post_init__(self):
+        check_view(self.view)
 
 
 def reliability(percipient: Percipient, frames) -> dict[str, dict]:
@@ -94,17 +100,19 @@ def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
     return out
 
 
-def load_percipient(rm, artifact: str | None, fit_frames, refit: bool, head: bool = True) -> tuple[Percipient, str]:
+def load_percipient(rm, artifact: str | None, fit_frames, refit: bool, head: bool = True,
+                    view: str = DEFAULT_VIEW) -> tuple[Percipient, str]:
     """A Percipient with the artifact's saved head and thresholds, or both fitted now on training
     worlds (saved when an artifact). A model whose patches are not the simulator's tiles has no
     head (`head.supports`). `head=False` asks every condition in words, with thresholds fitted now
-    and not saved (the artifact's own are fitted with its head)."""
+    and not saved (the artifact's own are fitted with its head). Saved ones of another view than
+    `view` are a ValueError (`refit` fits and saves this view's instead)."""
     from .head import fit_head, load_head, supports
 
     own = head  # the artifact's own setting: what is read and saved
     head = head and supports(rm)
     if own and artifact and not refit:
-        saved, saved_head = load_thresholds(artifact), load_head(artifact, rm) if head else None
+        saved, saved_head = load_thresholds(artifact, view), load_head(artifact, rm, view) if head else None
         if saved and (saved_head is not None or not head):
             return Percipient(rm, saved, saved_head), "read from perception.json" + (
                 " and perception_head.safetensors" if head else "")
@@ -146,15 +154,15 @@ def _run_benchmark(s: BenchSettings) -> dict:
 
     def fit_frames():
         if "fit" not in cache:
-            cache["fit"] = collect_frames("perception", s.fit_worlds, seed=s.seed)
+            cache["fit"] = collect_frames("perception", s.fit_worlds, seed=s.seed, view=s.view)
         return cache["fit"]
 
     trained = RewardModel.load(s.model)
-    models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit, s.head)}
+    models = {"trained": load_percipient(trained, s.model, fit_frames, s.refit, s.head, s.view)}
     if s.untrained:
-        models["untrained"] = load_percipient(trained.untrained_twin(s.seed), None, fit_frames, True, s.head)
+        models["untrained"] = load_percipient(trained.untrained_twin(s.seed), None, fit_frames, True, s.head, s.view)
     fit_seconds = time.time() - t0
-    held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1)
+    held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1, view=s.view)
     reliab = {name: reliability(p, held_out) for name, (p, _) in models.items()}
 
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
@@ -164,7 +172,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
     jobs = [(t, name) for name in PERCEIVERS for t in tasks]
     for task, name in tqdm(jobs, desc="context tasks x perceivers", disable=not s.progress, unit="task"):
         perceiver = make_perceiver(name, percipient)
-        outcomes += [patrol(task, perceiver, w).to_dict() for w in worlds]
+        outcomes += [patrol(task, perceiver, w, view=s.view).to_dict() for w in worlds]
     return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
             "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
             "success": success_table(outcomes), "outcomes": outcomes,
@@ -194,6 +202,10 @@ class JudgeSettings:
     # an evaluation's metrics.json of this model on `labels` (the pipeline's report/metrics.json):
     # the tasks judged by their prompt alone take both judges' scores from it (None: score them)
     evaluation: str | None = None
+    view: str = DEFAULT_VIEW  # the context set's frames and the calibration read (mineclip.sim.view)
+
+    def __post_init__(self):
+        check_view(self.view)
 
 
 def _kind(task_id: str) -> str:
@@ -206,12 +218,14 @@ def _kind(task_id: str) -> str:
 
 
 def record_context(context_dir, tasks: list[str], per_label: int, window: int, purpose: str = "evalset",
-                   workers: int = 2, progress: bool = True):
+                   workers: int = 2, progress: bool = True, view: str = DEFAULT_VIEW):
     """The context tasks' labelled set in `context_dir` (recorded when its file is missing, else
     kept: it does not depend on a model, only on the reward window its successes go on for):
     `per_label` successes and failures per task (every mp5-context task for `tasks` []), on held-out
     worlds (or, `purpose` "perception", the Percipient's training worlds), with the failing attempts
-    of context tasks (`mineclip.play.evalset.CONTEXT_FAILURES`). Returns the labels file."""
+    of context tasks (`mineclip.play.evalset.CONTEXT_FAILURES`), played and drawn in `view`. A kept
+    set of another view is a ValueError. Returns the labels file."""
+    import json
     from pathlib import Path
 
     from mineclip.play.evalset import CONTEXT_FAILURES, FILE_NAME, EvalsetSettings, record_evalset
@@ -222,7 +236,12 @@ def record_context(context_dir, tasks: list[str], per_label: int, window: int, p
     if not path.is_file():
         ids = list(tasks) or [t.id for t in context_tasks()]
         record_evalset(context_dir, EvalsetSettings(ids, per_label, tail=window, purpose=purpose,
-                                                    failures=CONTEXT_FAILURES), workers, progress=progress)
+                                                    failures=CONTEXT_FAILURES, view=view), workers, progress=progress)
+    with path.open() as f:
+        first = next((json.loads(line) for line in f if line.strip()), {})
+    if first.get("view", DEFAULT_VIEW) != check_view(view):
+        raise ValueError(f"{path} holds context tasks recorded in the {first.get('view', DEFAULT_VIEW)} view, not "
+                         f"the {view} view; record them again in another folder")
     return path
 
 
@@ -242,15 +261,19 @@ def run_judges(s: JudgeSettings) -> dict:
 
     t0 = time.time()
     rm = RewardModel.load(s.model)
-    thresholds = load_thresholds(s.model)
-    head = load_head(s.model, rm) if s.head and supports(rm) else None
+    thresholds = load_thresholds(s.model, s.view)
+    head = load_head(s.model, rm, s.view) if s.head and supports(rm) else None
     sets = {"context": record_context(s.context_dir, s.tasks, s.per_label, rm.window, s.context_purpose, s.workers,
-                                      s.progress)}
+                                      s.progress, s.view)}
     if s.labels and Path(s.labels).is_file():
         sets["pipeline"] = Path(s.labels)
     out: dict = {"settings": asdict(s), "sets": {}}
     for name, path in sets.items():
         trajs, _, _ = read_labels(path)
+        views = sorted({t.record.get("view", DEFAULT_VIEW) for t in trajs} - {s.view})
+        if views:  # a head and bands of one view say nothing about frames of the other
+            raise ValueError(f"{path} holds trajectories of the {', '.join(views)} view; the judge runs in the "
+                             f"{s.view} view (JudgeSettings.view)")
         reuse = s.evaluation and name == "pipeline"
         known = whole_scores(s.evaluation, s.model, str(path), s.negatives, s.mode) if reuse else None
         verdicts, problems = score_trajectories(rm, trajs, lambda p: negatives_for(p, s.negatives), thresholds,

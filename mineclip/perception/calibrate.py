@@ -7,7 +7,10 @@ is: `hi` the lowest P whose `yes` answers reach the target precision, `lo` the h
 answers do; P in between is unsure. A key without enough frames of both labels gets no band (its
 answers stay unsure). Each band records whether it was fitted on the head's P or the words'
 (`by`), and is used only for P from the same source. The thresholds are written beside the
-artifact as `perception.json`.
+artifact as `perception.json`, with the view their frames were drawn in (`view`,
+`mineclip.sim.view`): in first person the labels are what the first-person frame shows
+(`WorldState.view` is the renderer's `in_view`; the head's patch labels its semantic map), and a
+calibration of one view is refused in the other (`load_thresholds`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from mineclip.model.artifact import PERCEPTION, Artifact
 from mineclip.sim.state import WorldState
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 
 from .conditions import Condition, conditions_of, describe, minimal_pairs
 from .percipient import WHOLE, Percipient
@@ -60,13 +64,18 @@ class LabelledFrame:
     frame: np.ndarray  # uint8 [160, 256, 3]
     state: WorldState
     task: str  # the context task whose world it was
+    view: str = DEFAULT_VIEW  # the view the frame was drawn in (mineclip.sim.view)
+    semantic: np.ndarray | None = None  # first person: the renderer's semantic map of the frame, uint8 [160, 256]
 
 
-def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int = 24, seed: int = 0) -> list[LabelledFrame]:
+def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int = 24, seed: int = 0,
+                   view: str = DEFAULT_VIEW) -> list[LabelledFrame]:
     """Frames of the context tasks on `worlds` worlds of a purpose, one task per world in turn, at a
     random time of day: on even worlds the task's scene is placed and its plan walked with random
     turns, on odd ones the world is left as generated and explored (so that every condition is seen
-    absent as well as present); every few steps one frame."""
+    absent as well as present); every few steps one frame. Drawn in `view`, played with its controls;
+    in first person each frame keeps the renderer's semantic map (the head's patch labels)."""
+    check_view(view)
     from mineclip.play.agents import ScriptedAgent
     from mineclip.tasks.env import CrafterTaskEnv
     from mineclip.tasks.world_seeds import world_seeds
@@ -78,14 +87,15 @@ def collect_frames(purpose: str, worlds: int, per_episode: int = 8, steps: int =
     for i, world in enumerate(world_seeds(purpose, worlds)):
         task = tasks[(i // 2) % len(tasks)]
         scene = i % 2 == 0
-        env = CrafterTaskEnv(task, declare_done=False, terminate_on_success=False)
+        env = CrafterTaskEnv(task, declare_done=False, terminate_on_success=False, view=view)
         init = {"time": rng.choice(TIMES)} | ({} if scene else {"place": []})
         frame, _ = env.reset(seed=world, options={"init": init})
         agent = ScriptedAgent(task.solution if scene else [{"explore": steps}], noise=0.3, seed=world)
         agent.reset(env)
         for t in range(steps):
             if t % every == every - 1:
-                out.append(LabelledFrame(frame, env.state, task.id))
+                semantic = None if env.first_person is None else env.first_person.semantic.copy()
+                out.append(LabelledFrame(frame, env.state, task.id, view, semantic))
             frame, _, terminated, truncated, _ = env.step(agent.act(env))
             if terminated or truncated:
                 break
@@ -129,7 +139,14 @@ def whole_probs(percipient: Percipient, frames: list[LabelledFrame]) -> tuple[np
 
 
 def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: float = TARGET) -> dict:
-    """Bands for every probe key and for the whole prompt, fitted on labelled frames."""
+    """Bands for every probe key and for the whole prompt, fitted on labelled frames (of one view,
+    which the thresholds record: `view`)."""
+    from .head import frames_view
+
+    view = frames_view(frames)
+    if percipient.head is not None and percipient.head.view != view:
+        raise ValueError(f"the Percipient's head was fitted in the {percipient.head.view} view, the frames are "
+                         f"of the {view} view")
     conds = probes()
     probs = frame_probs(percipient, frames, conds)
     bands = {}
@@ -138,7 +155,8 @@ def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: 
         if band is not None:
             bands[c.key] = band | {"by": percipient.source(c)}
     wp, wl = whole_probs(percipient, frames)
-    return {"target_precision": target, "frames": len(frames), "conditions": bands, WHOLE: fit_band(wp, wl, target)}
+    return {"target_precision": target, "frames": len(frames), "view": view, "conditions": bands,
+            WHOLE: fit_band(wp, wl, target)}
 
 
 def save_thresholds(artifact_dir: str | os.PathLike, thresholds: dict) -> Path:
@@ -146,6 +164,18 @@ def save_thresholds(artifact_dir: str | os.PathLike, thresholds: dict) -> Path:
     return Artifact(artifact_dir).write_json(FILE_NAME, thresholds)
 
 
-def load_thresholds(artifact_dir: str | os.PathLike) -> dict:
-    """The thresholds saved beside an artifact, or {} (every answer unsure) when there are none."""
-    return Artifact(artifact_dir).read_json(FILE_NAME)
+def thresholds_view(thresholds: dict) -> str:
+    """The view thresholds were calibrated in (files from before the view existed: the top view's)."""
+    return thresholds.get("view", DEFAULT_VIEW)
+
+
+def load_thresholds(artifact_dir: str | os.PathLike, view: str | None = DEFAULT_VIEW) -> dict:
+    """The thresholds saved beside an artifact, or {} (every answer unsure) when there are none. A
+    calibration of another view than `view` (None: any) is a ValueError: a band fitted on frames
+    from above says nothing about first-person frames, nor the other way round."""
+    thresholds = Artifact(artifact_dir).read_json(FILE_NAME)
+    if view is not None and thresholds and thresholds_view(thresholds) != check_view(view):
+        raise ValueError(f"{Artifact(artifact_dir).file(FILE_NAME)} was calibrated in the "
+                         f"{thresholds_view(thresholds)} view, not the {view} view; calibrate it again in the "
+                         f"{view} view (the pipeline's perception stage with --view {view})")
+    return thresholds

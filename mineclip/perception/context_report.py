@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+from mineclip.sim.view import DEFAULT_VIEW, check_view
+
 from .condition_judge import JUDGES
 
 
@@ -40,9 +42,10 @@ def judge_table(judges: dict) -> str:
 
 
 def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, tasks: list[str], per_label: int,
-                     fit_worlds: int, negatives: str, mode: str, workers: int) -> dict:
+                     fit_worlds: int, negatives: str, mode: str, workers: int, view: str = DEFAULT_VIEW) -> dict:
     """Fit and save the thresholds, judge the context tasks (their labelled set in `context`, recorded
-    there if missing: `benchmark.record_context`) and the evaluation set, write the report."""
+    there if missing: `benchmark.record_context`) and the evaluation set, write the report; all in
+    `view` (`mineclip.sim.view`: the frames fitted on, the context set, the calibration saved)."""
     from mineclip.reward import RewardModel
 
     from .benchmark import JudgeSettings, run_judges
@@ -51,7 +54,7 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
     from .percipient import Percipient
 
     t0 = time.time()
-    rm, frames = RewardModel.load(artifact), collect_frames("perception", fit_worlds)
+    rm, frames = RewardModel.load(artifact), collect_frames("perception", fit_worlds, view=check_view(view))
     head = fit_head(rm, frames) if supports(rm) else None
     thresholds = fit_thresholds(Percipient(rm, {}, head), frames)
     if head is not None:
@@ -62,7 +65,7 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
                                       context_dir=str(context), per_label=per_label,
                                       negatives=negatives, mode=mode, tasks=list(tasks), workers=workers,
                                       progress=True,
-                                      evaluation=str(evaluation) if evaluation.is_file() else None))
+                                      evaluation=str(evaluation) if evaluation.is_file() else None, view=view))
     report.mkdir(parents=True, exist_ok=True)
     calibrated = sorted(thresholds["conditions"])
     fitted = ("Percipient thresholds (every condition asked in words: the model's patches are not the "
@@ -71,8 +74,8 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
               "and thresholds")
     text = ["# MP5's context tasks: the judge by conditions against the whole-prompt judge", "",
             (f"{fitted} fitted on {thresholds['frames']} frames of {fit_worlds} training worlds "
-             f"(target precision {thresholds['target_precision']}): {', '.join(calibrated)}; saved beside "
-             f"the artifact ({artifact})."), "", judge_table(judges), ""]
+             f"(target precision {thresholds['target_precision']}), {view} view: {', '.join(calibrated)}; "
+             f"saved beside the artifact ({artifact})."), "", judge_table(judges), ""]
     if judges["settings"]["evaluation"]:
         text.insert(-2, ("On the evaluation set, tasks judged by their prompt alone (their conditions are events, "
                          "which no frame shows) score the same under both judges: those scores are the eval "
@@ -84,5 +87,5 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
             "context_factored_f1": ctx.get("factored"), "context_whole_interval": ctx.get("whole_interval"),
             "context_factored_interval": ctx.get("factored_interval"),
             "context_abstain": judges["sets"]["context"]["abstain"],
-            "calibrated": calibrated, "head": None if head is None else head.kinds + head.states,
+            "calibrated": calibrated, "head": None if head is None else head.kinds + head.states, "view": view,
             "judge_seconds": judges["seconds"], "total_seconds": time.time() - t0}

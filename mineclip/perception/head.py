@@ -7,10 +7,16 @@ encoder stays frozen, and two small logistic regressions are fitted on frames of
 (`calibrate.collect_frames("perception", ...)`), labelled by the simulator's ground truth:
 
 - **things** (creatures, terrain, objects): one logistic regression per kind on each patch token of
-  the encoder's last block (crafter's 16x16-pixel tiles are the encoder's patches, so a token is a
-  tile), labelled by whether that tile shows the kind. A frame's probability that a condition is
-  seen (at least `need` of the kind in view, `Condition.need`) is the Poisson-binomial tail of its
-  tiles' probabilities: P(at least `need` tiles show it), tiles taken as independent.
+  the encoder's last block, labelled by whether that patch of the frame shows the kind. From above
+  crafter's 16x16-pixel tiles are the encoder's patches, so a token is a tile and its label is
+  whether the simulator's view has the kind on that tile (`WorldState.view`); in first person a
+  patch is a piece of the picture, and its label is whether the renderer's semantic map
+  (`firstperson`, `LabelledFrame.semantic`) shows the kind on at least one of its pixels, the same
+  rule as `firstperson.in_view` (no second geometry: a cow behind the player is on no patch). A
+  frame's probability that a condition is seen (at least `need` of the kind in view,
+  `Condition.need`) is the Poisson-binomial tail of its patches' probabilities: P(at least `need`
+  patches show it), patches taken as independent (in first person patches stand in for tiles; the
+  bands, fitted on `Condition.seen`, calibrate the difference).
 - **time and light** (day, night, bright, dark): one logistic regression per value on the frame
   embedding (the pooled, projected feature the reward uses), labelled by the frame's state.
 
@@ -33,8 +39,10 @@ import numpy as np
 import torch
 
 from mineclip.model.artifact import PERCEPTION_HEAD, Artifact
+from mineclip.sim import firstperson
 from mineclip.sim.engine import FRAME_SIZE, TILE
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 
 from .conditions import BRIGHTNESS, CREATURES, OBJECTS, TERRAIN, THINGS, TIMES, Condition
 
@@ -50,12 +58,58 @@ TILE_DISTANCE = torch.tensor([abs(x - VIEW_OFFSET[0]) + abs(y - VIEW_OFFSET[1])
                               for x in range(LOCAL_VIEW[0]) for y in range(LOCAL_VIEW[1])])
 
 
+def _patch_distance() -> torch.Tensor:
+    """First person: per patch (x-major, as the tokens), the nearest distance along the facing of the
+    ground its pixels can show, by the renderer's own projection (`firstperson.project`: the ground
+    `forward` tiles ahead is at row HORIZON + FOCAL * EYE / forward), from the patch's bottom edge;
+    inf for patches that show no ground nearer than the far plane. Whatever stands on a tile
+    `forward` ahead has its foot on a patch no farther than that, and a tile's Manhattan distance is
+    at least its distance along the facing: so a thing within d tiles shows on a patch whose
+    distance is at most d (what the `near` read-out needs of it, an upper bound of P)."""
+    rows = torch.arange(1, LOCAL_VIEW[1] + 1, dtype=torch.float64) * TILE - firstperson.HORIZON  # bottom edges
+    ahead = torch.where(rows > 0, firstperson.FOCAL * firstperson.EYE / rows.clamp(min=1e-9),
+                        torch.tensor(float("inf"), dtype=torch.float64))
+    ahead = torch.where(ahead <= firstperson.MAX_DEPTH, ahead, torch.tensor(float("inf"), dtype=torch.float64))
+    return ahead[None, :].expand(LOCAL_VIEW[0], -1).reshape(-1).clone()
+
+
+PATCH_DISTANCE = _patch_distance()
+# per view: each token's distance from the player for the `near` read-outs and the proximity reward
+# (from above a tile's Manhattan distance; in first person a lower bound from the patch's row)
+TOKEN_DISTANCE = {"top": TILE_DISTANCE.double(), "first_person": PATCH_DISTANCE}
+
+
+def patch_labels(semantic: np.ndarray, kind: str) -> np.ndarray:
+    """First person: whether each patch of the world rows shows `kind` on at least one pixel of the
+    renderer's semantic map (uint8 [160, 256]), bool [16, 9] (x, then y: the tokens' order)."""
+    kid = firstperson.KIND_IDS[kind]
+    w, h = LOCAL_VIEW
+    world = np.asarray(semantic)[:h * TILE, :w * TILE] == kid
+    return world.reshape(h, TILE, w, TILE).any(axis=(1, 3)).T
+
+
+def frames_view(frames) -> str:
+    """The one view labelled frames were drawn in (`LabelledFrame.view`); a ValueError for a mix."""
+    views = {getattr(f, "view", DEFAULT_VIEW) for f in frames}
+    if len(views) > 1:
+        raise ValueError(f"labelled frames of several views ({sorted(views)}): fit on frames of one view")
+    return check_view(views.pop() if views else DEFAULT_VIEW)
+
+
 def tile_labels(frames, kind: str) -> np.ndarray:
-    """Whether each tile of the local view shows `kind`, [frames * 16 * 9] (x-major: the order of
-    `frame_tokens(...).reshape(-1, width)` and of `probe.tiles`), from the simulator's view."""
+    """Whether each patch of the frame shows `kind`, [frames * 16 * 9] (x-major: the order of
+    `frame_tokens(...).reshape(-1, width)` and of `probe.tiles`): from above, whether the simulator's
+    view has the kind on that tile (a patch is a tile); in first person, `patch_labels` of the
+    frame's semantic map (`LabelledFrame.semantic`)."""
     w, h = LOCAL_VIEW
     out = np.zeros((len(frames), w, h), bool)
     for i, f in enumerate(frames):
+        if getattr(f, "view", DEFAULT_VIEW) == "first_person":
+            if getattr(f, "semantic", None) is None:
+                raise ValueError("a first-person labelled frame without its semantic map: its patches' labels "
+                                 "come from the renderer's map (calibrate.collect_frames(..., view='first_person'))")
+            out[i] = patch_labels(f.semantic, kind)
+            continue
         for dx, dy in f.state.view.get(kind, ()):
             out[i, dx + VIEW_OFFSET[0], dy + VIEW_OFFSET[1]] = True
     return out.reshape(-1)
@@ -148,6 +202,12 @@ class PerceptionHead:
     state_mean: torch.Tensor
     state_std: torch.Tensor
     fitted: dict = field(default_factory=dict)  # frames, tile and frame positives per kind
+    view: str = DEFAULT_VIEW  # the view of the frames it was fitted on (`mineclip.sim.view`)
+
+    @property
+    def distance(self) -> torch.Tensor:
+        """Each token's distance from the player in this head's view (`TOKEN_DISTANCE`)."""
+        return TOKEN_DISTANCE[check_view(self.view)]
 
     def knows(self, c: Condition) -> bool:
         """Whether the head answers this condition (otherwise the Percipient asks in words)."""
@@ -168,7 +228,7 @@ class PerceptionHead:
         With `near`, a thing's `near: d` checks count too, read from where its tiles are: P is then
         the smaller of P(at least `need` in view) and P(at least one within d tiles of the player),
         an upper bound of both holding (a frame does not show which way the player faces, so
-        `facing` is not read)."""
+        `facing` is not read); where a patch is, is read in the head's view (`distance`)."""
         x = np.asarray(frames)
         out = np.full((len(x), len(conditions)), np.nan)
         things = [j for j, c in enumerate(conditions) if c.aspect in THINGS and self.knows(c)]
@@ -184,7 +244,7 @@ class PerceptionHead:
                 p = tiles[..., self.kinds.index(c.subject)]
                 seen = at_least(p, c.need)
                 for d in [arg for key, arg in c.checks if key == "near"] if near else []:
-                    seen = torch.minimum(seen, at_least(p[:, TILE_DISTANCE <= d], 1))
+                    seen = torch.minimum(seen, at_least(p[:, self.distance <= d], 1))
                 out[:, j] = seen.numpy()
         if states:
             emb = (rm.frame_features(x) if features is None else features).float().cpu()
@@ -203,13 +263,15 @@ class PerceptionHead:
         """Write `perception_head.safetensors` into `directory` (an artifact's), atomically."""
         tensors = {k: getattr(self, k).contiguous() for k in TENSORS}
         meta = {"format": FORMAT, "kinds": json.dumps(self.kinds), "states": json.dumps(self.states),
-                "fitted": json.dumps(self.fitted)}
+                "fitted": json.dumps(self.fitted), "view": check_view(self.view)}
         return Artifact(directory).write_tensors(FILE_NAME, tensors, meta)
 
 
-def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | None:
+def load_head(directory: str | os.PathLike | None, rm=None, view: str | None = DEFAULT_VIEW) -> PerceptionHead | None:
     """The head saved beside an artifact, or None when there is none. Tensors only (safetensors):
-    a file of another format, or one whose shapes do not fit `rm`'s encoder, is a ValueError."""
+    a file of another format, one whose shapes do not fit `rm`'s encoder, or one fitted in another
+    view than `view` (None: any; heads saved before the view existed are the top view's) is a
+    ValueError."""
     if directory is None:
         return None
     path = Artifact(directory).file(FILE_NAME)
@@ -226,7 +288,11 @@ def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | 
     if meta.get("format") != FORMAT or set(tensors) != set(TENSORS):
         raise ValueError(f"{path}: not a perception head (format {meta.get('format')!r}, tensors {sorted(tensors)})")
     head = PerceptionHead(json.loads(meta["kinds"]), *(tensors[k] for k in TENSORS[:4]), json.loads(meta["states"]),
-                          *(tensors[k] for k in TENSORS[4:]), fitted=json.loads(meta.get("fitted", "{}")))
+                          *(tensors[k] for k in TENSORS[4:]), fitted=json.loads(meta.get("fitted", "{}")),
+                          view=meta.get("view", DEFAULT_VIEW))
+    if view is not None and head.view != check_view(view):
+        raise ValueError(f"{path}: fitted on frames of the {head.view} view, not the {view} view; fit it again "
+                         f"in the {view} view (the pipeline's perception stage with --view {view})")
     if head.tile_w.shape != (len(head.kinds), head.tile_mean.shape[0]) or head.state_w.shape[0] != len(head.states):
         raise ValueError(f"{path}: tensor shapes do not match its kinds and states")
     if rm is not None:
@@ -238,13 +304,15 @@ def load_head(directory: str | os.PathLike | None, rm=None) -> PerceptionHead | 
 
 
 def fit_head(rm, frames, l2: float = L2) -> PerceptionHead:
-    """Fit the head on labelled frames (`calibrate.LabelledFrame`s of training worlds); kinds with
-    fewer than MIN_TILES labelled tiles or MIN_FRAMES frames showing them are left out."""
+    """Fit the head on labelled frames (`calibrate.LabelledFrame`s of training worlds, all of one
+    view: the head is that view's); kinds with fewer than MIN_TILES labelled patches or MIN_FRAMES
+    frames showing them are left out."""
     if not frames:
         raise ValueError("no labelled frames to fit the perception head on")
+    view = frames_view(frames)
     x = np.stack([f.frame for f in frames])
     tokens, features = frame_tokens(rm, x, features=True)
-    labels, kinds, fitted = [], [], {"frames": len(frames), "kinds": {}, "states": {}}
+    labels, kinds, fitted = [], [], {"frames": len(frames), "kinds": {}, "states": {}, "view": view}
     for kind in CREATURES + TERRAIN + OBJECTS:
         y = tile_labels(frames, kind)
         in_view = int(y.reshape(len(frames), -1).any(1).sum())
@@ -262,5 +330,5 @@ def fit_head(rm, frames, l2: float = L2) -> PerceptionHead:
             ys.append(y)
             fitted["states"][value] = int(y.sum())
     sw, sb, sm, ss = _fit_logistic(features.float().cpu(), np.stack(ys, 1) if ys else None, l2)
-    return PerceptionHead(kinds, tw, tb, tm, ts, states, sw, sb, sm, ss, fitted)
+    return PerceptionHead(kinds, tw, tb, tm, ts, states, sw, sb, sm, ss, fitted, view)
 

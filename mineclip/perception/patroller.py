@@ -12,6 +12,11 @@ the same for every perceiver; what is in view, the time and the light are percei
 
 Perceivers: `ground_truth` (the simulator's state: the upper bound), `active` (the learned
 Percipient, condition by condition) and `one_shot` (the learned model, the whole description once).
+
+In first person (`patrol(..., view="first_person")`) the Performer walks and turns with the
+first-person controls, the frames asked about are the player's eyes, and the ground truth is what
+that frame shows (`WorldState.view`, the renderer's `in_view`): a cow behind the player is not seen
+until the player turns round. How near things are stays the agent's local sense in both views.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 from mineclip.play.agents import NOOP, ScriptedAgent
-from mineclip.tasks.env import DECLARE_DONE, CrafterTaskEnv
+from mineclip.sim.view import DEFAULT_VIEW
+from mineclip.tasks.env import CrafterTaskEnv
 
 from .conditions import Condition, conditions_of
 from .percipient import Percipient
@@ -103,13 +109,17 @@ def _detour(performer: ScriptedAgent, env, kind: str) -> Iterator[int]:
 
 
 def patrol(task, perceiver, world_seed: int, patience: int = 2, max_steps: int | None = None,
-           init: dict | None = None) -> Outcome:
+           init: dict | None = None, view: str = DEFAULT_VIEW) -> Outcome:
     """Play one episode of a context task with the Patroller asking `perceiver` (`init` changes the
-    task's initial conditions, e.g. `{"time": "night"}`)."""
+    task's initial conditions, e.g. `{"time": "night"}`), in `view` (`mineclip.sim.view`)."""
     from mineclip.tasks.registry import get_task
 
     task = get_task(task) if isinstance(task, str) else task
-    env = CrafterTaskEnv(task, declare_done=True, max_steps=max_steps)
+    fitted = getattr(getattr(perceiver, "percipient", None), "view", None)
+    if fitted is not None and fitted != view:
+        raise ValueError(f"the {perceiver.name} perceiver's Percipient was fitted in the {fitted} view; "
+                         f"this patrol is in the {view} view")
+    env = CrafterTaskEnv(task, declare_done=True, max_steps=max_steps, view=view)
     frame, _ = env.reset(seed=world_seed, options={"init": init} if init else None)
     conds = conditions_of(task)
     performer = ScriptedAgent(task.solution, seed=world_seed)
@@ -141,7 +151,7 @@ def patrol(task, perceiver, world_seed: int, patience: int = 2, max_steps: int |
                     no = [c for c in missing if answers.get(c) == "no"]
                     waited = waited + 1 if missing and not no else 0
                     if not missing:
-                        action = DECLARE_DONE
+                        action = env.done_action
                     elif no or waited > patience:
                         waited, action = 0, NOOP
                         view = [c for c in (no or missing) if c.aspect in VIEW_ASPECTS]

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from mineclip.sim.engine import FRAME_SIZE
+from mineclip.sim.view import DEFAULT_VIEW
 
 from .conditions import Condition, check_conditions, describe, minimal_pairs
 
@@ -77,12 +78,25 @@ class Percipient:
     """A reward model (`mineclip.reward.RewardModel`) asked about conditions; `thresholds` as
     `calibrate.fit_thresholds` makes them (empty: every answer is unsure). With a `head`
     (`mineclip.perception.head`), the conditions it knows are answered by its read-outs of the
-    newest frame instead of in words; each band says which of the two it was fitted on."""
+    newest frame instead of in words; each band says which of the two it was fitted on. The
+    thresholds and the head are of one view (`mineclip.sim.view`: what the frames it is asked
+    about show); a head and thresholds of different views are a ValueError."""
 
     def __init__(self, reward_model, thresholds: dict | None = None, head=None):
         self.rm = reward_model
         self.thresholds = thresholds or {}
         self.head = head
+        calibrated = self.thresholds.get("view", DEFAULT_VIEW) if self.thresholds else None
+        if head is not None and calibrated is not None and calibrated != head.view:
+            raise ValueError(f"thresholds calibrated in the {calibrated} view with a head fitted in the "
+                             f"{head.view} view: a Percipient reads frames of one view")
+
+    @property
+    def view(self) -> str | None:
+        """The view its head and thresholds were fitted in (None: neither, nothing fitted yet)."""
+        if self.head is not None:
+            return self.head.view
+        return self.thresholds.get("view", DEFAULT_VIEW) if self.thresholds else None
 
     def source(self, c: Condition | None) -> str:
         """Where a condition's P comes from: "head" (the trained read-out) or "text" (its words; also

@@ -13,6 +13,9 @@ condition (`calibrate.probes`), as ranking AUC on the held-out frames:
   frame shows it (things in view only; time and light have no tile).
 
 An untrained model of the same architecture beside a trained one says what training added or lost.
+The frames are of one view (`probe_artifacts(..., view=)`, `mineclip.sim.view`); in first person a
+"tile" of the pixel probe is a 16x16-pixel patch of the picture, labelled from the renderer's
+semantic map (`head.tile_labels`).
 `probe_table` writes the rows of several models side by side (what `bench/probe.py` prints).
 """
 
@@ -25,6 +28,7 @@ import numpy as np
 
 from mineclip.evaluate.judge import roc_auc
 from mineclip.sim.state import LOCAL_VIEW
+from mineclip.sim.view import DEFAULT_VIEW
 
 from .calibrate import LabelledFrame, collect_frames, frame_probs, probes
 from .conditions import THINGS
@@ -92,7 +96,7 @@ def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[Labe
 
 
 def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: int = 80, eval_worlds: int = 60,
-                    pixel_reference: bool = True) -> dict[str, list[ProbeRow]]:
+                    pixel_reference: bool = True, view: str = DEFAULT_VIEW) -> dict[str, list[ProbeRow]]:
     """`probe_conditions` for each artifact, and for an untrained model of the first one's architecture
     (`"untrained"`), on the same frames: fitted on `fit_worlds` perception worlds, measured on
     `eval_worlds` perception_eval worlds. The pixel reference, the frames' own, is computed once."""
@@ -100,8 +104,8 @@ def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: in
 
     if not artifacts:
         raise ValueError("no artifact to probe")
-    fit = collect_frames("perception", fit_worlds)
-    held_out = collect_frames("perception_eval", eval_worlds)
+    fit = collect_frames("perception", fit_worlds, view=view)
+    held_out = collect_frames("perception_eval", eval_worlds, view=view)
     models = {name: RewardModel.load(name) for name in artifacts}
     if untrained:
         models["untrained"] = models[artifacts[0]].untrained_twin()

@@ -14,7 +14,11 @@ of the view) within which some target tile lies:
 
 tiles taken as independent. When the head is certain it is D + 1 - (distance to the nearest
 target) and 0 with no target in view, so it counts tiles like the hand-written dense reward's
-navigation term. The reward modes:
+navigation term. In first person (a head fitted in that view) a token is a patch of the picture, and
+its distance is the nearest ground its rows can show (`head.PATCH_DISTANCE`, the renderer's
+projection): 0.96, 1.14, 1.41, 1.85, 2.67 and 4.8 tiles from the bottom patch row up, nothing
+above; so D = 5 there, and the proximity tells 1, 2, 3-4 and 5-16 tiles apart (a target's foot is on
+the patch row of its distance; what is behind the player is on no patch). The reward modes:
 
     delta     r_t = proximity_t - proximity_{t-1}   (the default: potential-based shaping, Ng et al.
               1999, which leaves the optimal policy unchanged; +1 per tile closer, -1 per tile away)
@@ -40,7 +44,7 @@ import torch
 
 from mineclip.reward.reward import TrajectoryRewards, WindowedReward
 
-from .head import TILE_DISTANCE, frame_tokens, supports
+from .head import frame_tokens, supports
 
 PROXIMITY_MODES = ("delta", "progress", "direct")
 
@@ -69,10 +73,13 @@ class ProximityRewardFunction(WindowedReward):
             raise ValueError("the proximity reward needs a model whose patches are the simulator's tiles")
         self.rm, self.head, self.kinds, self.mode = reward_model, head, kinds, mode
         self._cols = [head.kinds.index(k) for k in kinds]
-        self.max_distance = int(TILE_DISTANCE.max())
-        d = torch.arange(1, self.max_distance + 1)
-        # [tiles, D]: whether a tile counts for "within d" (the player's own tile never does)
-        self._within = ((TILE_DISTANCE[:, None] <= d[None, :]) & (TILE_DISTANCE[:, None] >= 1)).double()
+        dist = head.distance  # per token, in the head's view
+        finite = dist[torch.isfinite(dist)]
+        self.max_distance = int(torch.ceil(finite.max()))
+        d = torch.arange(1, self.max_distance + 1, dtype=dist.dtype)
+        # [tiles, D]: whether a tile counts for "within d" (from above the player's own tile never does;
+        # in first person the player's tile is on no patch, the nearest patch row is 0.96 tiles ahead)
+        self._within = ((dist[:, None] <= d[None, :]) & (dist[:, None] > 0.5)).double()
 
     @property
     def feature_dim(self) -> int:
@@ -81,7 +88,7 @@ class ProximityRewardFunction(WindowedReward):
 
     def describe(self) -> dict:
         return {"target": self.kinds, "mode": self.mode, "max_distance": self.max_distance,
-                "precision": self.rm.precision}
+                "precision": self.rm.precision, "view": self.head.view}
 
     def proximity(self, tile_probs: torch.Tensor) -> torch.Tensor:
         """Proximity [N] from the head's per-tile probabilities [N, tiles, kinds] (module docstring)."""

@@ -6,9 +6,9 @@ summary. Every stage writes into one run folder and is skipped when its output i
 (use --force to redo), so a killed run continues where it stopped.
 
 With `--view first_person` the clips and evaluation sets are played and recorded from the player's
-eyes, with the first-person controls (any preset; `Preset.with_view`; MP5's perception stage is
-left out, as mineclip.perception does not take the view yet); the run folder defaults to
-`runs/<preset>-first_person` and keeps the view in its preset.json.
+eyes, with the first-person controls (any preset; `Preset.with_view`), and MP5's perception stage
+fits the Percipient on first-person frames and records the context tasks in first person; the run
+folder defaults to `runs/<preset>-first_person` and keeps the view in its preset.json.
 
 With `--seeds N` (or `--seed S`, repeated) it trains N seeds on the same data, seed 0 in the run
 folder and seed s in `<run>-seed<s>`, `--jobs` at a time, and prints the quality report over them
@@ -61,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "quick a few minutes, large the full model on a GPU) or a preset YAML file")
     ap.add_argument("--view", default=None, choices=VIEWS,
                     help="what the clips and evaluation sets show and the agents' controls: from above or the "
-                         "player's eyes (default: the preset's, top for the packaged ones); first_person leaves "
-                         "out the perception stage (mineclip.perception does not take the view yet)")
+                         "player's eyes (default: the preset's, top for the packaged ones); the perception stage "
+                         "runs in it too")
     ap.add_argument("--out", default=None, help="run folder (default: runs/<preset>, runs/<preset>-<view> for "
                                                 "another view than the default)")
     ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading")
@@ -99,7 +99,6 @@ def seed_list(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[int
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mineclip.sim.view import DEFAULT_VIEW
     from mineclip.train.configs import ConfigError, merge
 
     from .presets import load_preset
@@ -116,9 +115,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         preset = load_preset(args.preset)
         if args.view is not None and args.view != preset.view:
-            if preset.perception is not None and args.view != DEFAULT_VIEW:
-                print(f"mineclip pipeline: the {args.view} view leaves out the preset's perception stage "
-                      "(mineclip.perception does not take the view yet)", file=sys.stderr)
             preset = preset.with_view(args.view)
         run = Path(args.out) if args.out else default_run(preset)
         if seeds is not None:

@@ -9,10 +9,9 @@
                                                      reward formula (mineclip.reward.MODES) of the step rewards
                                                      each trajectory's score averages
     perception: {tasks, per_label, fit_worlds}       MP5's context tasks judged whole and by conditions
-                                                     (mineclip.perception); no section: the stage is skipped.
-                                                     Top view only for now: mineclip.perception makes its
-                                                     environments without a view, so a first-person preset
-                                                     has no perception section (`with_view` drops it)
+                                                     (mineclip.perception) in the preset's view (the
+                                                     Percipient fitted on, and the context tasks recorded
+                                                     in, that view's frames); no section: the stage is skipped
 
 `mineclip pipeline --view first_person` runs any preset in first person (`Preset.with_view`).
 """
@@ -66,10 +65,10 @@ class Preset:
     view: str = DEFAULT_VIEW  # what the clips and evaluation sets show (mineclip.sim.view)
 
     def with_view(self, view: str) -> "Preset":
-        """This preset in `view`; in a view other than the default without its perception section, which
-        mineclip.perception cannot record yet (it makes its environments without a view)."""
+        """This preset in `view`, every section kept: its clips, evaluation sets and perception stage
+        (the Percipient's head and bands, the context tasks) all in that view."""
         check_view(view)
-        return replace(self, view=view, perception=self.perception if view == DEFAULT_VIEW else None)
+        return replace(self, view=view)
 
     @property
     def training_config(self) -> dict:
@@ -114,9 +113,6 @@ def preset_from_dict(name: str, d: dict) -> Preset:
         check_view(view)
     except ValueError as e:
         raise ConfigError(f"preset {name!r}: view: {e}") from None
-    if view != DEFAULT_VIEW and d.get("perception") is not None:
-        raise ConfigError(f"preset {name!r}: a {view} preset cannot have a perception section yet "
-                          "(mineclip.perception records its context tasks in the top view); leave it out")
     from mineclip.reward import MODES
 
     try:

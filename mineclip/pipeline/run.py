@@ -1,7 +1,8 @@
 """The main job's stages, composed in one process: play the task suite -> narrated training shards and
 held-out clips -> labelled evaluation set on held-out worlds -> train -> export -> judge -> MP5's
 context tasks judged whole and by conditions (when the preset has a `perception` section; their
-labelled set is recorded with the evaluation set).
+labelled set is recorded with the evaluation set). Every stage plays and draws in the preset's
+view (`Preset.view`), the perception stage included.
 
 Each stage calls one library function (`make_clips`, `record_evalset`, `fit`, `export_checkpoint`,
 `evaluate`) and records its result in `<run>/stages/<stage>.json`; a stage whose record exists is
@@ -18,7 +19,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mineclip.host import host_info
-from mineclip.sim.view import DEFAULT_VIEW
 from mineclip.train.configs import ConfigError
 
 from .presets import Preset
@@ -118,7 +118,7 @@ def stage_evalset(run: Path, preset: Preset, workers: int) -> dict:
         sizes = preset.perception
         shutil.rmtree(context_dir(run), ignore_errors=True)  # recorded afresh with the set, as the set itself
         out["context"] = str(record_context(context_dir(run), sizes.tasks, sizes.per_label, preset.num_frames,
-                                            workers=workers))
+                                            workers=workers, view=preset.view))
     return out
 
 
@@ -171,15 +171,15 @@ def stage_eval(run: Path, preset: Preset) -> tuple[dict, dict]:
 def stage_perception(run: Path, preset: Preset, workers: int) -> dict:
     """MP5's context tasks in the evaluation: the Percipient's head and thresholds fitted on training
     worlds (saved with the artifact), the context tasks recorded on held-out worlds and judged whole
-    and by conditions beside the evaluation set; report/perception.md and report/perception.json."""
+    and by conditions beside the evaluation set; report/perception.md and report/perception.json; all
+    in the preset's view (perception.json records it)."""
     if preset.perception is None:
-        why = "" if preset.view == DEFAULT_VIEW else f" (the {preset.view} view: mineclip.perception does not take the view yet)"
-        return {"skipped": "the preset has no perception section" + why}
+        return {"skipped": "the preset has no perception section"}
     from mineclip.perception.context_report import evaluate_context
 
     return evaluate_context(artifact_dir(run), context_dir(run), run / "report", evalset_labels(run),
                             preset.perception.tasks, preset.perception.per_label, preset.perception.fit_worlds,
-                            preset.negatives, preset.mode, workers)
+                            preset.negatives, preset.mode, workers, view=preset.view)
 
 
 # --------------------------------------------------------------------------- the run

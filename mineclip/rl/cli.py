@@ -5,6 +5,8 @@
 For each task, reward variant and seed it trains a PPO policy on the frozen frame encoder's
 features, evaluates its success rate on held-out worlds, and writes DIR/table.md, table.json and
 curves.png (table 1 of the MineDojo paper). Finished runs (DIR/runs/...) are reused on a re-run.
+`--view first_person` trains and evaluates on the player's eyes with the first-person controls
+(`mineclip.sim.view`); the symbolic input stays the map's local window in both views.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 from mineclip.tasks.negatives import POLICIES
 
 from .envs import VARIANTS
@@ -62,9 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-epochs", type=int, default=PPOSettings.n_epochs, help="PPO epochs per rollout")
     p.add_argument("--lr", type=float, default=PPOSettings.learning_rate, help="PPO learning rate")
     p.add_argument("--ent-coef", type=float, default=PPOSettings.ent_coef, help="PPO entropy bonus coefficient")
+    p.add_argument("--view", default=DEFAULT_VIEW, choices=VIEWS,
+                   help="what the frames show and the policy's controls: from above (crafter's moves) or the "
+                        "player's eyes (turn, step forward and back); the frame features, the learned reward and "
+                        "the evaluation see it, the symbolic input stays the map's local window")
     p.add_argument("--view-net", default=PPOSettings.view_net, choices=["conv", "mlp"],
-                   help="with symbolic input: a small convolution over the local view, or the one-hot view "
-                        "flat into the MLP")
+                   help="with symbolic input: a small convolution over the local window of symbols, or the "
+                        "one-hot window flat into the MLP (not the frame's --view)")
     p.add_argument("--workers", type=int, default=2, help="runs trained in parallel (processes, 1 thread each)")
     p.add_argument("--force", action="store_true", help="re-run runs that already have a result")
     p.add_argument("--report-only", action="store_true", help="only rebuild the table from DIR/runs")
@@ -91,7 +98,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
                          stack=args.stack, obs=args.obs, reward_mode=args.reward_mode, reward_coef=args.reward_coef,
                          negatives=args.negatives,
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
-                         max_steps=args.max_steps, worlds=args.worlds, ppo=ppo)
+                         max_steps=args.max_steps, worlds=args.worlds, ppo=ppo, view=args.view)
                for s in range(args.seeds) for t in tasks for v in variants]
     if args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
         from .train import learned_reward, reward_model
@@ -113,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_only and (out / "command.txt").is_file():  # the table's command is the one that ran its runs
         meta["command"] = (out / "command.txt").read_text().strip()
     if not args.report_only:
+        meta["view"] = args.view
         try:
             configs = run_configs(args, artifact)
         except (ValueError, KeyError) as e:

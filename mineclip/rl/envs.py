@@ -9,6 +9,8 @@ import numpy as np
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from mineclip.sim.view import DEFAULT_VIEW, check_view
+
 # The reward variants of the MineDojo paper's table 1, in units of the success bonus (= 1).
 VARIANTS = {
     "mineclip": "learned MineCLIP reward + success bonus",
@@ -51,9 +53,11 @@ def has_dense_reward(task_id: str) -> bool:
 
 
 def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
-                  max_steps: int | None = None, symbols: bool = False) -> gym.Env:
-    """One crafter task env whose reward is the variant's env part (success bonus 1, or dense / bonus);
-    with `symbols`, every info also holds the local view, inventory and position (mineclip.rl.symbolic)."""
+                  max_steps: int | None = None, symbols: bool = False, view: str = DEFAULT_VIEW) -> gym.Env:
+    """One crafter task env whose reward is the variant's env part (success bonus 1, or dense / bonus),
+    drawn in `view` and played with its controls (`mineclip.sim.view`: in first person the policy
+    turns and steps); with `symbols`, every info also holds the local window as symbols, inventory
+    and position (mineclip.rl.symbolic: read from the map in both views)."""
     from mineclip.tasks import get_task, make_env
 
     if variant not in VARIANTS:
@@ -61,7 +65,7 @@ def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
     task = get_task(task_id)
     if task.kind != "programmatic":
         raise ValueError(f"task {task_id!r} is {task.kind}: RL needs a programmatic task (success criterion)")
-    env = make_env(task_id, dense_reward=variant == "dense", max_steps=max_steps)
+    env = make_env(task_id, dense_reward=variant == "dense", max_steps=max_steps, view=check_view(view))
     if variant == "dense" and task.reward:
         env = ScaleReward(env, 1.0 / float(task.reward.get("success", 200.0)))
     if symbols:
@@ -73,8 +77,9 @@ def make_task_env(task_id: str, variant: str, worlds: Sequence[int], seed: int,
 
 
 def make_vec_env(task_id: str, variant: str, num_envs: int, worlds: Sequence[int], seed: int,
-                 max_steps: int | None = None, symbols: bool = False) -> DummyVecEnv:
-    """`num_envs` copies in this process (runs are parallelised over processes, not envs)."""
-    fns = [lambda i=i: make_task_env(task_id, variant, worlds, seed * 1000 + i, max_steps, symbols)
+                 max_steps: int | None = None, symbols: bool = False, view: str = DEFAULT_VIEW) -> DummyVecEnv:
+    """`num_envs` copies in this process (runs are parallelised over processes, not envs), in `view`."""
+    check_view(view)
+    fns = [lambda i=i: make_task_env(task_id, variant, worlds, seed * 1000 + i, max_steps, symbols, view)
            for i in range(num_envs)]
     return DummyVecEnv(fns)

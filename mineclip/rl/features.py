@@ -4,8 +4,8 @@ optionally joined by the symbols MineDojo's agent had besides them (mineclip.rl.
 `FrameFeatures` wraps a stable-baselines3 VecEnv of RGB-frame environments. Each step it encodes
 the N newest frames in one forward of the (frozen) MineCLIP frame encoder and returns, per env,
 the features of the last `stack` frames as a float32 vector [stack * D], followed (`obs=
-"features+symbolic"`) by the env's `info["symbols"]` (local view one-hot, inventory, position,
-facing), or only those symbols (`obs="symbolic"`): the `PolicyObservation` it keeps. Given a
+"features+symbolic"`) by the env's `info["symbols"]` (local window one-hot, inventory, position,
+facing: from the map in both views, mineclip.rl.symbolic), or only those symbols (`obs="symbolic"`): the `PolicyObservation` it keeps. Given a
 reward function it also adds the learned MineCLIP reward: the reward library's `RewardTracker`
 (mineclip.reward.episodes, with its info schema) encodes the frames and this wrapper reads the
 same features, so each frame is encoded once for both the policy and the reward. Frames are

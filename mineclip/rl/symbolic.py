@@ -4,7 +4,7 @@
 
 | part | size | content |
 |---|---:|---|
-| local view | 16 x 9 x 20 | one-hot class of each tile the frame shows (x from -8 to +7, y from -4 to +4 around the player; the player's tile is (8, 4)): crafter's semantic ids (materials `None`, water, grass, stone, path, sand, tree, lava, coal, iron, diamond, table, furnace; objects player, cow, zombie, skeleton, arrow, plant) plus a class of its own for a ripe plant; tiles outside the world are class 0 (`None`) |
+| local view | 16 x 9 x 20 | one-hot class of each tile of the local window (from above, what the frame shows; x from -8 to +7, y from -4 to +4 around the player; the player's tile is (8, 4)): crafter's semantic ids (materials `None`, water, grass, stone, path, sand, tree, lava, coal, iron, diamond, table, furnace; objects player, cow, zombie, skeleton, arrow, plant) plus a class of its own for a ripe plant; tiles outside the world are class 0 (`None`) |
 | inventory | 16 | crafter's items (health, food, drink, energy, sapling, wood, ..., iron_sword) / 9, crafter's maximum |
 | position | 2 | (x, y) / 64, the world's size |
 | facing | 4 | one-hot of left, right, up, down |
@@ -12,6 +12,12 @@
 `SymbolicInfo` (a gymnasium wrapper) puts that vector in `info["symbols"]` at every reset and
 step, so that a vector-env wrapper (`FrameFeatures`) can join it to the frame features: the
 observation stays the frame, which the learned reward needs.
+In both views (`mineclip rl --view`) the local view here is the map's 16 x 9 window around the
+player, north up, read from the world: in first person it holds what is behind and beside the
+player, which the frame does not show, and the facing tells the policy which way it looks. That is
+on purpose: MineDojo's agent had such local symbols (the voxels around it, the compass) besides its
+first-person frame, and they are the policy's input only; the learned reward and the frame
+features read the frames of the run's view.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from stable_baselines3.common.logger import configure
 
 from mineclip.host import host_info
 from mineclip.reward import RewardModel
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks import get_task
 from mineclip.tasks.negatives import negatives_for
 
@@ -70,6 +71,12 @@ class RunConfig:
     max_steps: int | None = None  # episode length; None = the task's default
     worlds: int = 8  # world seeds trained on (and, disjoint, evaluated on)
     ppo: PPOSettings = field(default_factory=PPOSettings)
+    # what the frames show and the policy's controls (mineclip.sim.view): the frame features, the
+    # learned reward and the evaluation all see this view; the symbols stay the map's local window
+    view: str = DEFAULT_VIEW
+
+    def __post_init__(self):
+        check_view(self.view)
 
     def run_dir(self, out: Path) -> Path:
         return Path(out) / "runs" / self.task / self.variant / f"seed{self.seed}"
@@ -80,6 +87,7 @@ def run_identity(config: dict) -> dict:
     its outcome, what a finished run is reused by: the learned reward's settings only count for the
     variant that has one, so a bonus-only run serves every learned reward's table."""
     d = json.loads(json.dumps(config))
+    d.setdefault("view", DEFAULT_VIEW)  # runs from before the view existed were in the top view
     if d.get("variant") != "mineclip":
         for k in LEARNED_REWARD_FIELDS:
             d.pop(k, None)
@@ -139,7 +147,7 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
     """The run's vector env: task envs -> frame features (+ the learned reward for "mineclip")."""
     variant = variant or cfg.variant
     venv = make_vec_env(cfg.task, variant, num_envs or cfg.num_envs, worlds, seed, cfg.max_steps,
-                        symbols=cfg.obs != "features")
+                        symbols=cfg.obs != "features", view=cfg.view)
     fn = None
     if variant == "mineclip":
         fn = learned_reward(cfg, rm)
@@ -149,7 +157,8 @@ def build_env(cfg: RunConfig, rm: RewardModel, worlds, seed: int, variant: str |
 def learned_reward(cfg: RunConfig, rm: RewardModel):
     """The learned reward of the "mineclip" variant: the task's prompt against its negatives (the
     paper's formulas), or with a proximity reward_mode, how near the task's target looks to the
-    Percipient's head (`mineclip.perception.proximity`; the target's kinds from the task's schema)."""
+    Percipient's head (`mineclip.perception.proximity`; the target's kinds from the task's schema;
+    the head must have been fitted in the run's view)."""
     task = get_task(cfg.task)
     if cfg.reward_mode not in PROXIMITY_REWARD_MODES:
         return rm.reward_fn(task.prompt, negatives_for(task.prompt, cfg.negatives), mode=cfg.reward_mode)
@@ -160,7 +169,7 @@ def learned_reward(cfg: RunConfig, rm: RewardModel):
     if not target:
         raise ValueError(f"task {cfg.task!r} names no target to come near (reward.navigate in its schema): "
                          "the proximity reward has nothing to measure")
-    return ProximityRewardFunction(rm, load_head(cfg.artifact, rm), [target],
+    return ProximityRewardFunction(rm, load_head(cfg.artifact, rm, cfg.view), [target],
                                    mode=PROXIMITY_REWARD_MODES[cfg.reward_mode])
 
 
@@ -228,7 +237,7 @@ def run(cfg: RunConfig, out: str | Path) -> dict:
     ev = evaluate(policy, cfg, rm, cfg.eval_episodes, seed=10_000 + cfg.seed)
     policy.save(run_dir / "policy.zip")
     result = {
-        "task": cfg.task, "variant": cfg.variant, "seed": cfg.seed,
+        "task": cfg.task, "variant": cfg.variant, "seed": cfg.seed, "view": cfg.view,
         "success_rate": ev["success_rate"], "eval": ev,
         "train": {"env_steps": int(policy.num_timesteps), "episodes": len(log.episodes),
                   "success_rate_last_quarter": _last_quarter(log.episodes),

@@ -19,19 +19,19 @@ def test_a_presets_view_reaches_its_clips_and_evaluation_set_and_is_kept_with_th
     eyes = QUICK.with_view("first_person")
     assert {s.view for s in clip_settings(eyes).values()} == {"first_person"}
     assert evalset_settings(eyes).view == "first_person" and evalset_settings(QUICK).view == "top"
-    assert eyes.perception is None  # mineclip.perception records its context tasks in the top view only
+    assert eyes.perception == QUICK.perception  # the perception stage runs in the preset's view too
     assert eyes.to_dict()["view"] == "first_person" and Preset.data_sizes_of(eyes.to_dict())["view"] == "first_person"
     assert Preset.data_sizes_of({"name": "old"})["view"] == "top"  # runs made before the field: the top view
     assert default_run(eyes).name == "quick-first_person" and default_run(QUICK).name == "quick"
-    written = preset_from_dict("p", {"view": "first_person", "train": {"defaults": ["tiny"]}})
+    written = preset_from_dict("p", {"view": "first_person", "train": {"defaults": ["tiny"]},
+                                     "perception": {"tasks": ["find_a_cow"]}})
     assert written.view == "first_person" and clip_settings(written)["train"].view == "first_person"
+    assert written.perception.tasks == ["find_a_cow"]  # a first-person preset keeps its perception section
 
 
-def test_an_unknown_view_or_a_first_person_perception_section_is_a_clear_error(capsys):
+def test_an_unknown_view_is_a_clear_error(capsys):
     with pytest.raises(ConfigError, match=r"view: unknown view '3d'; expected one of \['top', 'first_person'\]"):
         preset_from_dict("p", {"view": "3d"})
-    with pytest.raises(ConfigError, match="first_person preset cannot have a perception section"):
-        preset_from_dict("p", {"view": "first_person", "perception": {"tasks": []}})
     with pytest.raises(ValueError, match=r"unknown view '3d'"):
         QUICK.with_view("3d")
     with pytest.raises(SystemExit):

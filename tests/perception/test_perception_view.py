@@ -1,0 +1,178 @@
+"""mineclip.perception in first person: the Percipient's labels are what the first-person frame shows
+(the renderer's semantic map and `WorldState.view`, not the map from above), its calibration is kept
+per view and refused in the other, and the Patroller, the proximity read-out and the pipeline's
+perception stage run on first-person frames."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from helpers.models import make_micro
+
+from mineclip.model.artifact import save_artifact
+from mineclip.perception.benchmark import load_percipient
+from mineclip.perception.calibrate import (
+    LabelledFrame,
+    collect_frames,
+    fit_thresholds,
+    load_thresholds,
+    save_thresholds,
+)
+from mineclip.perception.conditions import Condition
+from mineclip.perception.head import (
+    PATCH_DISTANCE,
+    TILE_DISTANCE,
+    fit_head,
+    load_head,
+    patch_labels,
+    tile_labels,
+)
+from mineclip.perception.patroller import make_perceiver, patrol
+from mineclip.perception.percipient import Percipient
+from mineclip.perception.proximity import ProximityRewardFunction
+from mineclip.sim.env import CrafterEnv
+from mineclip.sim.firstperson import KIND_IDS, WORLD_ROWS
+from mineclip.sim.view import action_id
+from mineclip.tasks.world_seeds import world_seeds
+
+FP = "first_person"
+COW = Condition("creature", "cow", (("in_view", 1),))
+
+
+def labelled(env: CrafterEnv, obs) -> LabelledFrame:
+    """The frame as `collect_frames` labels it."""
+    semantic = None if env.first_person is None else env.first_person.semantic.copy()
+    return LabelledFrame(obs, env.state, "find_a_cow", env.view, semantic)
+
+
+def by_pixels(semantic: np.ndarray, kind: str) -> np.ndarray:
+    """Whether each 16x16 patch of the world rows has a pixel of `kind`, [16 x, 9 y], patch by patch."""
+    out = np.zeros((16, 9), bool)
+    for x in range(16):
+        for y in range(9):
+            out[x, y] = (semantic[16 * y:16 * y + 16, 16 * x:16 * x + 16] == KIND_IDS[kind]).any()
+    return out
+
+
+def test_a_cow_behind_the_player_is_on_no_patch_in_first_person_and_on_the_patches_it_is_drawn_on_once_turned():
+    init = {"time": "noon", "facing": [0, 1], "place": [{"what": "cow", "at": [0, -1]}]}
+    top, eyes = CrafterEnv(init=init), CrafterEnv(init=init, view=FP)
+    top_frame, eyes_frame = labelled(top, top.reset(seed=0)[0]), labelled(eyes, eyes.reset(seed=0)[0])
+    # from above the cow right behind is on its tile, and the frame is labelled with it
+    assert tile_labels([top_frame], "cow").reshape(16, 9)[8, 3] and COW.seen(top_frame.state)
+    # in first person it is behind the eyes: no pixel shows it, no patch, no frame label
+    assert not (eyes.first_person.semantic[:WORLD_ROWS] == KIND_IDS["cow"]).any()
+    assert not tile_labels([eyes_frame], "cow").any() and not COW.seen(eyes_frame.state)
+    assert eyes_frame.state.distance("cow") == 1  # where it is stays a fact about the world
+    for _ in range(2):  # turn round: the frame shows it now
+        obs, *_ = eyes.step(action_id(FP, "turn_left"))
+    turned = labelled(eyes, obs)
+    cows = tile_labels([turned], "cow").reshape(16, 9)
+    assert cows.any() and COW.seen(turned.state)
+    for kind in ("cow", "grass", "tree", "sky"):  # each patch's label is the semantic map's, pixel for pixel
+        assert np.array_equal(patch_labels(turned.semantic, kind), by_pixels(turned.semantic, kind)), kind
+    assert np.array_equal(cows, by_pixels(turned.semantic, "cow"))
+    # the cow one tile ahead stands on the bottom rows of patches (nearest ground 0.96 tiles ahead)
+    assert cows[:, 8].any() and PATCH_DISTANCE.reshape(16, 9)[0, 8] < 1
+    with pytest.raises(ValueError, match="semantic map"):
+        tile_labels([LabelledFrame(obs, turned.state, "find_a_cow", FP, None)], "cow")
+
+
+@pytest.fixture(scope="module")
+def eyes_frames():
+    return collect_frames("perception", 6, per_episode=4, steps=12, view=FP)
+
+
+def test_first_person_frames_are_labelled_by_what_they_show(eyes_frames):
+    assert eyes_frames and {f.view for f in eyes_frames} == {FP}
+    for f in eyes_frames:
+        assert f.semantic.shape == (160, 256) and f.frame.shape == (160, 256, 3)
+        for kind in ("cow", "water", "sand", "tree"):  # a frame has a kind's patch iff its view has the kind
+            assert tile_labels([f], kind).any() == (f.state.count(kind) > 0), kind
+
+
+def test_a_calibration_of_one_view_is_refused_in_the_other(sim_model, sim_head, eyes_frames, tmp_path):
+    head = fit_head(sim_model, eyes_frames)
+    assert head.view == FP and head.fitted["view"] == FP and head.kinds
+    thresholds = fit_thresholds(Percipient(sim_model, {}, head), eyes_frames)
+    assert thresholds["view"] == FP
+    save_thresholds(tmp_path, thresholds)
+    head.save(tmp_path)
+    assert load_thresholds(tmp_path, FP)["view"] == FP and load_head(tmp_path, sim_model, FP).view == FP
+    with pytest.raises(ValueError, match="calibrated in the first_person view, not the top view"):
+        load_thresholds(tmp_path)  # the default view, top
+    with pytest.raises(ValueError, match="fitted on frames of the first_person view, not the top view"):
+        load_head(tmp_path, sim_model, "top")
+    with pytest.raises(ValueError, match="calibrated in the first_person view, not the top view"):
+        load_percipient(sim_model, str(tmp_path), list, refit=False, view="top")
+    percipient, how = load_percipient(sim_model, str(tmp_path), list, refit=False, view=FP)
+    assert percipient.view == FP and how.startswith("read from")
+    top_head, top_frames, _ = sim_head
+    assert top_head.view == "top"
+    with pytest.raises(ValueError, match="a Percipient reads frames of one view"):
+        Percipient(sim_model, thresholds, top_head)
+    with pytest.raises(ValueError, match="several views"):
+        fit_head(sim_model, top_frames[:4] + eyes_frames[:4])
+    with pytest.raises(ValueError, match="fitted in the first_person view; this patrol is in the top view"):
+        patrol("find_a_cow", make_perceiver("active", percipient), world_seeds("perception_eval", 1)[0])
+
+
+def test_near_and_proximity_are_read_from_the_patch_rows_in_first_person(sim_model, eyes_frames):
+    head = fit_head(sim_model, eyes_frames)
+    assert torch.equal(head.distance, PATCH_DISTANCE) and not torch.equal(PATCH_DISTANCE, TILE_DISTANCE.double())
+    kind = head.kinds[0]
+    fn = ProximityRewardFunction(sim_model, head, [kind])
+    assert fn.max_distance == 5 and fn.describe()["view"] == FP
+    k, grid = head.kinds.index(kind), PATCH_DISTANCE.reshape(16, 9)
+    for row, expected in ((8, 5), (7, 4), (5, 4), (4, 3), (3, 1), (0, 0)):  # 0.96, 1.14, 1.85, 2.67, 4.8, sky
+        p = torch.zeros(1, 16 * 9, len(head.kinds), dtype=torch.float64)
+        p.view(1, 16, 9, -1)[0, 7, row, k] = 1.0
+        assert fn.proximity(p).item() == pytest.approx(expected), (row, float(grid[7, row]))
+
+
+class Watching:
+    """A ground-truth perceiver that notes what it was shown."""
+
+    name = "watching"
+
+    def __init__(self):
+        self.seen = []
+
+    def answer(self, env, frame, pending, conditions):
+        self.seen.append((env.view, np.array_equal(frame, env.first_person.frame) if env.first_person else False))
+        return {c: "yes" if c.seen(env.state) else "no" for c in pending}
+
+
+def test_the_patroller_plays_and_asks_in_first_person():
+    watching = Watching()
+    out = patrol("find_a_cow", watching, world_seeds("perception_eval", 1)[0], view=FP)
+    assert watching.seen and set(watching.seen) == {(FP, True)}  # the player's eyes, asked on that frame
+    assert out.success and out.declared and not out.false_done
+
+
+def test_the_pipelines_perception_stage_runs_in_first_person(tmp_path):
+    from mineclip.pipeline.presets import preset_from_dict
+    from mineclip.pipeline.run import stage_perception
+
+    run = tmp_path / "run"
+    save_artifact(make_micro(resolution=(160, 256)), run / "artifact", window=2)
+    preset = preset_from_dict("tiny", {"view": FP, "perception": {"tasks": ["find_a_tree"], "per_label": 1,
+                                                                   "fit_worlds": 4}})
+    assert preset.view == FP and preset.perception is not None
+    record = stage_perception(run, preset, 1)
+    assert record["view"] == FP and record["head"] and "tree" in record["head"]
+    assert json.loads((run / "artifact" / "perception.json").read_text())["view"] == FP
+    assert load_head(run / "artifact", view=FP).view == FP
+    context = [json.loads(line) for line in (run / "evalset" / "context" / "evalset.jsonl").read_text().splitlines()]
+    assert context and {r["view"] for r in context} == {FP}
+    assert "first_person view" in (run / "report" / "perception.md").read_text()
+    assert 0.0 <= record["context_factored_f1"] <= 1.0
+    # the judge by conditions, in first person, refuses trajectories of the other view
+    from mineclip.perception.benchmark import JudgeSettings, run_judges
+
+    top = run / "evalset" / "context" / "top.jsonl"
+    top.write_text("".join(json.dumps(r | {"view": "top"}) + "\n" for r in context))
+    with pytest.raises(ValueError, match="trajectories of the top view; the judge runs in the first_person view"):
+        run_judges(JudgeSettings(str(run / "artifact"), str(top), str(run / "evalset" / "context"), per_label=1,
+                                 tasks=["find_a_tree"], workers=1, progress=False, view=FP))
