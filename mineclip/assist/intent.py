@@ -148,17 +148,36 @@ TURNED = {"LEFT": "left", "RIGHT": "right"}
 
 def side_of(dx: int, dy: int, facing: tuple[int, int]) -> str | None:
     """Which side of a player facing `facing` the offset (dx, dy) is on, relative to its body (the same
-    in both views): FRONT, BEHIND, LEFT or RIGHT (the four quarter-planes; diagonals count as front or
-    behind), None for its own tile."""
-    fx, fy = facing
-    ahead, right = dx * fx + dy * fy, dx * -fy + dy * fx  # crafter's grid: x right, y down
+    in both views), as people say it: LEFT or RIGHT of the line of sight (ahead or abreast: 'the tree on
+    your left' is often in view, ahead and to the left), FRONT straight ahead, BEHIND in the quarter
+    behind; None for its own tile."""
+    ahead, right = _body(dx, dy, facing)
     if (dx, dy) == (0, 0):
         return None
-    if ahead > 0 and abs(right) <= ahead:
-        return "FRONT"
+    if right == 0:
+        return "FRONT" if ahead > 0 else "BEHIND"
     if ahead < 0 and abs(right) <= -ahead:
         return "BEHIND"
     return "RIGHT" if right > 0 else "LEFT"
+
+
+def on_side(dx: int, dy: int, facing: tuple[int, int], side: str) -> bool:
+    """Whether an offset is on a side of the agent: FRONT and BEHIND are the quarters ahead and behind
+    (diagonals included), LEFT and RIGHT the halves beside the line of sight less the quarter behind.
+    A thing ahead and to the left is both in front and on the left."""
+    ahead, right = _body(dx, dy, facing)
+    if side == "FRONT":
+        return ahead > 0 and abs(right) <= ahead
+    if side == "BEHIND":
+        return ahead < 0 and abs(right) <= -ahead
+    return side_of(dx, dy, facing) == side
+
+
+def _body(dx: int, dy: int, facing: tuple[int, int]) -> tuple[int, int]:
+    """(tiles ahead, tiles to the right) of an offset for a player facing `facing` (crafter's grid: x
+    right, y down)."""
+    fx, fy = facing
+    return dx * fx + dy * fy, dx * -fy + dy * fx
 
 
 def turned(facing: tuple[int, int], turn: str | None) -> tuple[int, int]:
@@ -266,7 +285,7 @@ def _single_out(kind: str, side: str | None, selector: dict | None, ex: Executor
     name = lx.display(kind)
     cands = _candidates(kind, ex)
     if side:
-        cands = {p for p in cands if side_of(p[0] - ex.pos[0], p[1] - ex.pos[1], facing) == side}
+        cands = {p for p in cands if on_side(p[0] - ex.pos[0], p[1] - ex.pos[1], facing, side)}
         if not cands:
             hint = (" I can't see behind me in first person: say 'turn around' first." if side == "BEHIND" and
                     getattr(ex.env, "view", "top") == "first_person" else "")
