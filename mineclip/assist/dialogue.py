@@ -95,6 +95,15 @@ class Interpreter:
         return replace(c.intent, **{slot: target})
 
 
+def _answer_like(words: list[str]) -> bool:
+    """Whether a message reads as an answer ('yes', 'no, the right one', 'either') rather than a new
+    request ('how much wood do you have', 'stop everything'), which is pushed above the question."""
+    if not words or set(words) & ALL:
+        return False
+    return (len(words) <= 2 or words[0] in (YES - {"go", "do", "right"}) | NO | ANY | SECOND
+            or any(w in CHOICE_WORDS for w in words))
+
+
 def _kind_name(c: Clarify) -> str:
     from .lexicon import display
 
@@ -126,7 +135,7 @@ class DialogueManager:
         if refusal:
             return Handled(refusal)
         words = tokenize(text)
-        if self.stack:  # the top dialogue object gets the message first: is it the answer?
+        if self.stack and _answer_like(words):  # the top dialogue object gets an answer first
             top = self.stack[-1]
             answer = top.resolve(words)
             if answer is False:
