@@ -74,7 +74,8 @@ def interactive(session: AssistSession, stdin: TextIO, stdout: TextIO) -> None:
         out = session.send(text)
         _print_turn(out, stdout)
         if out["stack"]:  # what waits: questions and commands, newest first
-            print("     [stack: " + "; ".join(f"{e['kind']} '{e['text']}'" for e in out["stack"]) + "]", file=stdout)
+            print("     [stack: " + "; ".join(f"{e['kind']} '{e['text']}'" + (f": {e['question']}" if e["kind"] == "question"
+                                                 else f" ({e['status']})") for e in out["stack"]) + "]", file=stdout)
         if out["steps"]:
             print(out["view"], file=stdout)
 
