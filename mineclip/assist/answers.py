@@ -69,6 +69,10 @@ def answer_question(filters: dict, words: list[str], ex: Executor, judge: Comman
         if not text:
             return f"I'm at {ex.pos}, facing {_facing_word(ex.facing)}."
         named = ex.memory.place(text)
+        built = ex.memory.built_named(text)
+        if named is None and built is not None:
+            named = min(built["tiles"], key=lambda p: abs(p[0] - ex.pos[0]) + abs(p[1] - ex.pos[1]))
+            return f"{text.capitalize()} (the {built['shape']} I built) is {_where(named[0] - ex.pos[0], named[1] - ex.pos[1])}."
         if named is not None:
             return f"{text.capitalize()} is {_where(named[0] - ex.pos[0], named[1] - ex.pos[1])}."
         what = lx.kind_of(text)
@@ -100,9 +104,23 @@ def remember(upsert: dict, words: list[str], ex: Executor) -> str:
             return "Call it what? Say, for example, 'call this spot home'."
         name = span_text(words, upsert["has_name"])
         if "reference_object" in upsert:
-            thing = span_text(words, upsert["reference_object"]["has_name"])
-            return (f"I can only name the spot I'm standing on, not the {thing}: take me there and say 'call this "
-                    f"spot {name}'.")
+            ref = upsert["reference_object"]
+            thing = span_text(words, ref["has_name"])
+            if ref.get("built_by_agent") or ref.get("coref"):  # something the agent built can be named
+                from .intent import Intent, Refusal, resolve_place
+
+                target = resolve_place(words, ref, ex, Intent("MOVE"))
+                if isinstance(target, Refusal):
+                    return target.reply
+                if getattr(target, "built_id", None) is not None:
+                    if ex.memory.place(name) is not None or lx.kind_of(name) not in (None, "path"):
+                        return f"'{name}' is already the name of a place or a kind of thing; pick another name."
+                    obj = ex.memory.built_object(target.built_id)
+                    ex.memory.name_built(obj["id"], name)
+                    return (f"OK, the {obj['shape']} I built ({len(obj['tiles'])} {lx.display(obj['block'])} "
+                            f"tile{'s' if len(obj['tiles']) != 1 else ''}) is now '{name}'.")
+            return (f"I can only name the spot I'm standing on or something I built, not the {thing}: take me there "
+                    f"and say 'call this spot {name}'.")
         if lx.kind_of(name) is not None and lx.kind_of(name) not in ("path",):
             return f"'{name}' is already the name of a kind of thing; pick another name for this spot."
         ex.memory.name_place(name, ex.pos, ex.total_steps)

@@ -29,6 +29,7 @@ class ChatSettings:
     json: bool = False
     record: str | None = None  # write each carried-out command as a labelled trajectory here
     video: str | None = None  # save the whole session as an mp4 here
+    view: str = "top"  # mineclip.sim.view.VIEWS: top (crafter's) or first_person
 
 
 def default_world_seed() -> int:
@@ -55,7 +56,8 @@ def _print_turn(out: dict, stdout: TextIO) -> None:
 def interactive(session: AssistSession, stdin: TextIO, stdout: TextIO) -> None:
     """Read messages line by line until /quit or end of input; print replies and the scene."""
     judge = "on" if session.judge is not None else "off (pass --model ARTIFACT)"
-    print(f"crafter world {session.world_seed}, empty inventory; judge {judge}. {HELP_LINE}", file=stdout)
+    print(f"crafter world {session.world_seed} ({session.view_name.replace('_', ' ')} view), empty inventory; "
+          f"judge {judge}. {HELP_LINE}", file=stdout)
     print(session.view(), file=stdout)
     while True:
         print("you: ", end="", file=stdout, flush=True)
@@ -71,6 +73,9 @@ def interactive(session: AssistSession, stdin: TextIO, stdout: TextIO) -> None:
             continue
         out = session.send(text)
         _print_turn(out, stdout)
+        if out["stack"]:  # what waits: questions and commands, newest first
+            print("     [stack: " + "; ".join(f"{e['kind']} '{e['text']}'" + (f": {e['question']}" if e["kind"] == "question"
+                                                 else f" ({e['status']})") for e in out["stack"]) + "]", file=stdout)
         if out["steps"]:
             print(out["view"], file=stdout)
 
@@ -81,7 +86,7 @@ def run_chat(s: ChatSettings, stdin: TextIO | None = None, stdout: TextIO | None
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     seed = s.world_seed if s.world_seed is not None else default_world_seed()
     session = AssistSession(seed, s.model, parser=s.parser, record_dir=s.record, max_steps=s.max_steps,
-                            judge_threshold=s.judge_threshold, video=bool(s.video))
+                            judge_threshold=s.judge_threshold, video=bool(s.video), view=s.view)
     try:
         if s.commands:
             result = script(session, s.commands)

@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write each carried-out command as a labelled trajectory (DIR/trajectories.jsonl + "
                         "videos/, what `mineclip eval` reads)")
     p.add_argument("--video", default=None, metavar="PATH", help="save the whole session as an mp4")
+    p.add_argument("--view", default="top", choices=("top", "first_person"),
+                   help="what the agent sees and how it moves (default: top, crafter's)")
     sub = p.add_subparsers(dest="action", metavar="{train-parser,parse,calibrate}",
                            help="train-parser: retrain the semantic parser; parse: messages to action dictionaries, "
                                 "no world; calibrate: the judge's threshold for commands, into the artifact (without "
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = ChatSettings(commands=a.command, world_seed=a.world_seed, model=a.model,
                             judge_threshold=a.judge_threshold, parser=a.parser, max_steps=a.max_steps, json=a.json,
-                            record=a.record, video=a.video)
+                            record=a.record, video=a.video, view=a.view)
     try:
         return run_chat(settings)
     except KeyboardInterrupt:

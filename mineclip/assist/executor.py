@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mineclip.play.agents import MOVE, grid_move
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.state import WorldState, object_kind
 
@@ -16,6 +17,7 @@ from .memory import Memory
 DEFEND = "defend myself from the zombie"
 THIRST = "drink: I'm thirsty"
 HUNGER = "eat: I'm hungry"
+GRID_MOVES = {a: d for d, a in MOVE.items()}  # crafter's move action -> (dx, dy)
 
 
 @dataclass
@@ -110,6 +112,17 @@ class Executor:
         self.stack = []
         return cancelled
 
+    def cancel(self, task: Task) -> list[Task]:
+        """Cancel one task and everything above it on the stack (its sub-tasks, reflexes); returns
+        them, top first. The tasks below stay, paused until the next run."""
+        i = self.stack.index(task)
+        cancelled = self.stack[i:][::-1]
+        for t in cancelled:
+            t.finish(CANCELLED, "stopped")
+            self._finished(t)
+        del self.stack[i:]
+        return cancelled
+
     def _finished(self, task: Task) -> None:
         if task.on_finish is not None:
             task.on_finish(task)
@@ -155,7 +168,12 @@ class Executor:
             self.push(SkillTask(HUNGER, [{"fight": "cow"}], limit=100))
 
     def act(self, action: int, task: Task | None = None) -> None:
-        """One world step: act, keep the frame, file the view, end loops that may stop."""
+        """One world step: act, keep the frame, file the view, end loops that may stop. A task that
+        is not `view_native` gives crafter's grid moves; in first person they are made in the view's
+        controls (turn until facing that way, then forward: `play.agents.grid_move`)."""
+        if getattr(self.env, "view", "top") != "top" and not (task is not None and task.view_native) \
+                and action in GRID_MOVES:
+            action, _ = grid_move(self.env, GRID_MOVES[action], self.actions[-1] if self.actions else None)
         ahead = (self.pos[0] + self.facing[0], self.pos[1] + self.facing[1])
         was = self.env.world[ahead][0]
         obs, _, _, _, info = self.env.step(action)

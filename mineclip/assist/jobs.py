@@ -5,6 +5,7 @@ resumes), or finishes.
     SkillTask    runs skills of the scripted agent (mineclip.play.agents) for one sub-goal
     WalkTo       walks onto (or next to) a position; ActAt acts on one tile (mine it back, fill it)
     WalkDir      walks N steps in a direction
+    Turn         turns on the spot (first person; from above a player turns by moving)
     Sequence     pushes its sub-tasks one after the other (planned when it starts)
     Loop         repeats a sub-task until its stop condition holds (checked after every step)
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from mineclip.play.agents import DIRS, MOVE, NOOP, WALKABLE, ScriptedAgent
 from mineclip.sim.engine import ACTION_IDS
+from mineclip.sim.view import action_id, turn, turn_toward
 
 from .navigate import face_path, step_toward, walkable
 
@@ -30,6 +32,8 @@ class Task:
     """A step-wise task; `step` returns an action id, or None after pushing sub-tasks or finishing."""
 
     kind = "task"
+    view_native = False  # its actions are the env view's (else crafter's grid moves, which the executor
+    # makes in the view's controls: `sim.view.move_action`)
 
     def __init__(self, label: str, limit: int = DEFAULT_LIMIT):
         self.label = label
@@ -68,6 +72,7 @@ class SkillTask(Task):
     may be a function of the executor, evaluated when the task starts; `check` decides done/failed."""
 
     kind = "skill"
+    view_native = True  # the scripted agent acts in the env's view's controls
 
     def __init__(self, label: str, plan, check: Callable[[Executor], bool] | None = None,
                  limit: int = DEFAULT_LIMIT):
@@ -198,13 +203,13 @@ class WalkDir(Task):
 
     kind = "walk"
 
-    def __init__(self, label: str, direction: str, n: int):
+    def __init__(self, label: str, direction: str, n: int, egocentric: bool = False):
         super().__init__(label, limit=2 * n + 6)
-        self.direction, self.n, self.waited = direction, n, 0
+        self.direction, self.n, self.waited, self.egocentric = direction, n, 0, egocentric
         self.goal: tuple[int, int] | None = None
 
     def start(self, ex):
-        self.vector = direction_vector(self.direction, ex.facing)
+        self.vector = direction_vector(self.direction, ex.facing, self.egocentric)
         self.goal = (ex.pos[0] + self.vector[0] * self.n, ex.pos[1] + self.vector[1] * self.n)
 
     def step(self, ex):
@@ -223,13 +228,46 @@ class WalkDir(Task):
         return MOVE[self.vector]
 
 
-def direction_vector(direction: str, facing: tuple[int, int]) -> tuple[int, int]:
-    """(dx, dy) of a direction of the schema."""
-    if direction == "FORWARD":
+def direction_vector(direction: str, facing: tuple[int, int], egocentric: bool = False) -> tuple[int, int]:
+    """(dx, dy) of a direction of the schema: LEFT, RIGHT, UP, DOWN on the screen, or, `egocentric`,
+    relative to the facing (LEFT and RIGHT the body's, UP and DOWN forward and back); FORWARD and
+    BACK always relative to the facing."""
+    if direction in ("FORWARD", "UP") if egocentric else direction == "FORWARD":
         return tuple(facing)
-    if direction == "BACK":
+    if direction in ("BACK", "DOWN") if egocentric else direction == "BACK":
         return (-facing[0], -facing[1])
+    if egocentric:
+        return turn(facing, direction.lower())
     return DIRS[direction.lower()]
+
+
+class Turn(Task):
+    """Turn on the spot to face `goal`: in first person with the view's turns; from above a player
+    faces a way only by moving, so with crafter's move that way (a step when the tile is free)."""
+
+    kind = "turn"
+    view_native = True
+
+    def __init__(self, label: str, turn_: str):
+        super().__init__(label, limit=4)
+        self.turn_ = turn_
+        self.goal: tuple[int, int] | None = None
+
+    def start(self, ex):
+        f = ex.facing
+        self.goal = (-f[0], -f[1]) if self.turn_ == "AROUND" else turn(f, self.turn_.lower())
+
+    def step(self, ex):
+        if ex.facing == self.goal:
+            self.finish(DONE)
+            return None
+        if self.steps >= self.limit:
+            self.finish(FAILED, f"still facing {ex.facing} after {self.steps} steps")
+            return None
+        view = getattr(ex.env, "view", "top")
+        if view == "first_person":
+            return action_id(view, turn_toward(ex.facing, self.goal))
+        return MOVE[self.goal]
 
 
 class Sequence(Task):

@@ -1,5 +1,7 @@
 """The assistant's memory: an SQLite database (as CraftAssist's) of named places, things seen and
-where, the inventory, the chat history, the task history and a triple store for tags and feedback.
+where, the inventory, the chat history, the task history, a triple store for tags and feedback, the
+objects the agent built (connected blocks it placed, with their shape and a name when given) and what
+the conversation referred to last (what "it" means).
 
 Positions are world tiles (x, y). `observe` files what one world state shows; queries answer the
 dialogue manager (`GET_MEMORY`) and the interpreter (named places, things seen out of view).
@@ -23,7 +25,29 @@ CREATE TABLE IF NOT EXISTS chats (id INTEGER PRIMARY KEY, step INTEGER, speaker 
 CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, turn INTEGER, label TEXT, action TEXT, status TEXT,
                     start_step INTEGER, end_step INTEGER, effects TEXT);
 CREATE TABLE IF NOT EXISTS triples (subj TEXT, pred TEXT, obj TEXT);
+CREATE TABLE IF NOT EXISTS built (id INTEGER PRIMARY KEY, name TEXT, shape TEXT, block TEXT, tiles TEXT,
+                    task_id INTEGER, step INTEGER);
+CREATE TABLE IF NOT EXISTS referents (id INTEGER PRIMARY KEY, turn INTEGER, kind TEXT, x INTEGER, y INTEGER,
+                    built_id INTEGER);
 """
+BUILT_SHAPES = ("block", "row", "wall", "bridge", "tunnel", "structure")
+
+
+def shape_of_tiles(tiles) -> str:
+    """The shape of connected tiles as people call it in this flat world: one tile a block, a line side
+    by side (left to right) a row, a line top to bottom a wall (as `BUILD` makes them), else a structure."""
+    tiles = sorted({tuple(t) for t in tiles})
+    if len(tiles) == 1:
+        return "block"
+    if len({y for _, y in tiles}) == 1:
+        return "row"
+    if len({x for x, _ in tiles}) == 1:
+        return "wall"
+    return "structure"
+
+
+def _touch(a, b) -> bool:
+    return any(abs(x - u) + abs(y - v) <= 1 for x, y in a for u, v in b)
 
 
 class Memory:
@@ -114,10 +138,73 @@ class Memory:
         q = "SELECT subj, pred, obj FROM triples" + (" WHERE subj = ?" if subj else "") + " ORDER BY rowid"
         return [tuple(r) for r in self.db.execute(q, (subj,) if subj else ())]
 
+    # -- objects the agent built ---------------------------------------------------------------------
+    def add_built(self, tiles, block: str, task_id: int, step: int, shape: str | None = None) -> int:
+        """File blocks the agent placed (or a tunnel it dug: `shape`) as one object, merged with the
+        objects of the same block they touch; its id. The shape is the tiles' (`shape_of_tiles`) unless
+        given (a bridge, a tunnel)."""
+        tiles = {tuple(int(v) for v in t) for t in tiles}
+        merged, name, kept_shape = set(tiles), None, shape
+        with self.db:
+            for obj in self.built():
+                if obj["block"] == block and _touch(obj["tiles"], tiles):
+                    merged |= set(obj["tiles"])
+                    name = name or obj["name"]
+                    kept_shape = kept_shape or (obj["shape"] if obj["shape"] in ("bridge", "tunnel") else None)
+                    self.db.execute("DELETE FROM built WHERE id = ?", (obj["id"],))
+            cur = self.db.execute("INSERT INTO built (name, shape, block, tiles, task_id, step) VALUES (?, ?, ?, ?, ?, ?)",
+                                  (name, kept_shape or shape_of_tiles(merged), block,
+                                   json.dumps(sorted(merged)), task_id, step))
+        return int(cur.lastrowid)
+
+    def built(self) -> list[dict]:
+        """The objects the agent built, oldest first: id, name, shape, block, tiles, task_id, step."""
+        rows = self.db.execute("SELECT id, name, shape, block, tiles, task_id, step FROM built ORDER BY step, id")
+        return [{"id": i, "name": n, "shape": sh, "block": b, "tiles": [tuple(t) for t in json.loads(ts)],
+                 "task_id": t, "step": st} for i, n, sh, b, ts, t, st in rows]
+
+    def built_object(self, object_id: int) -> dict | None:
+        return next((o for o in self.built() if o["id"] == object_id), None)
+
+    def built_named(self, name: str) -> dict | None:
+        return next((o for o in self.built() if o["name"] == name), None)
+
+    def name_built(self, object_id: int, name: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE built SET name = NULL WHERE name = ?", (name,))
+            self.db.execute("UPDATE built SET name = ? WHERE id = ?", (name, object_id))
+            self.db.execute("INSERT INTO triples VALUES (?, 'has_name', ?)", (f"built:{object_id}", name))
+
+    def prune_built(self, still) -> None:
+        """Forget the tiles of built objects that `still(tile, block)` says are gone (mined back,
+        destroyed), and the objects with none left."""
+        with self.db:
+            for obj in self.built():
+                left = [t for t in obj["tiles"] if still(t, obj["block"])]
+                if not left:
+                    self.db.execute("DELETE FROM built WHERE id = ?", (obj["id"],))
+                elif len(left) < len(obj["tiles"]):
+                    self.db.execute("UPDATE built SET tiles = ? WHERE id = ?", (json.dumps(sorted(left)), obj["id"]))
+
+    # -- what "it" means -------------------------------------------------------------------------------
+    def note_referent(self, turn: int, kind: str | None, pos: tuple[int, int] | None,
+                      built_id: int | None = None) -> None:
+        """What a message referred to (a kind, a tile, a built object), for the next 'it'."""
+        with self.db:
+            self.db.execute("INSERT INTO referents (turn, kind, x, y, built_id) VALUES (?, ?, ?, ?, ?)",
+                            (turn, kind, pos[0] if pos else None, pos[1] if pos else None, built_id))
+
+    def last_referent(self) -> dict | None:
+        row = self.db.execute("SELECT turn, kind, x, y, built_id FROM referents ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        t, k, x, y, b = row
+        return {"turn": t, "kind": k, "pos": (x, y) if x is not None else None, "built_id": b}
+
     # -- the whole memory, for checks that nothing changed ---------------------------------------------
     def snapshot(self, include_chats: bool = False) -> dict:
         """Every table's rows (the chat log only when asked)."""
-        tables = ["places", "objects", "inventory", "tasks", "triples"] + (["chats"] if include_chats else [])
+        tables = ["places", "objects", "inventory", "tasks", "triples", "built", "referents"] + (["chats"] if include_chats else [])
         return {t: sorted(self.db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
 
     def close(self) -> None:

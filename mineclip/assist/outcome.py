@@ -4,11 +4,13 @@ against how it was carried out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mineclip.sim.state import DAY
 from mineclip.tasks.oracles import longest_line
 
 from .executor import Snapshot
-from .intent import FIGHTS, Intent
+from .intent import FIGHTS, Intent, turned
 from .jobs import direction_vector
 from .lexicon import CREATURES, display
 
@@ -41,10 +43,23 @@ def ground_truth(intent: Intent, before: Snapshot, after: Snapshot) -> tuple[boo
         ok = a.time_of_day == "night" if s["type"] == "NIGHT" else a.daylight >= DAY
         return ok, f"it is {a.time_of_day} now"
     act, thing, n = intent.action, intent.thing, intent.count
+    if act == "TURN":
+        goal = turned(b.facing, intent.turn)
+        return tuple(a.facing) == goal, f"facing {tuple(a.facing)} (asked: {goal})"
+    if act == "DESTROY" and intent.tiles:
+        left = [t for t in intent.tiles if t in after.tiles("stone")]
+        return not left, f"{len(intent.tiles) - len(left)} of the {len(intent.tiles)} stones of {intent.target.describe()} broken"
+    chosen = intent.target if act in ("COLLECT", "DESTROY", "FIGHT", "EAT") and intent.target is not None else None
+    if chosen is not None and chosen.pos is not None:  # the one singled out, and what it asks of it
+        ok, why = ground_truth(replace(intent, target=None, turn=None), before, after)
+        gone = chosen.kind not in CREATURES and chosen.pos not in _things(after, chosen.kind)
+        there = gone or _dist(a.pos, chosen.pos) <= (2 if chosen.kind in CREATURES else 1)
+        return ok and there, why + (f", at {chosen.describe()}" if there else f", but not at {chosen.describe()} "
+                                    f"({_dist(a.pos, chosen.pos)} tiles from it)")
     if act == "MOVE":
         t = intent.target
         if t.direction:
-            d = direction_vector(t.direction, b.facing)
+            d = direction_vector(t.direction, turned(b.facing, intent.turn), t.egocentric)
             goal = (b.pos[0] + d[0] * t.steps, b.pos[1] + d[1] * t.steps)
             return a.pos == goal, f"moved from {b.pos} to {a.pos} (asked: {goal})"
         if t.pos is not None:  # a named place (stood on, or next to it when taken) or a chosen tile

@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-
 from mineclip.sim.state import DAY
 from mineclip.sim.vocab import PLACE
 
 from . import lexicon as lx
 from .intent import FIGHTS, Intent
-from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, WalkDir, WalkTo
+from .jobs import ActAt, Loop, Sequence, SkillTask, Task, Tunnel, Turn, WalkDir, WalkTo
 from .navigate import face_path
 from .prereq import prerequisites
 from .sites import find_strip
@@ -60,7 +59,7 @@ def prerequisite_tasks(goal: str, ex: Executor, consumes: dict | None = None) ->
 
 def _move_task(target, ex: Executor, label: str) -> Task:
     if target.direction:
-        return WalkDir(label, target.direction, target.steps)
+        return WalkDir(label, target.direction, target.steps, target.egocentric)
     if target.pos is not None:
         return WalkTo(label, target.pos, onto=target.kind is None)
     if target.kind == "lava":  # a move toward lava steps into it: stop short, as the suite's find_lava does
@@ -74,11 +73,23 @@ def _near(ex: Executor, kind: str) -> bool:
 
 def make_task(intent: Intent, ex: Executor) -> Task:
     """The task (with its sub-tasks, planned when it starts) that carries out an intent."""
+    if intent.action == "TURN":
+        return Turn(intent.describe(), intent.turn)
+    if intent.turn:  # turn first, then the rest
+        rest = replace(intent, turn=None)
+        return Sequence(intent.describe(), lambda ex: [Turn(f"turn {intent.turn.lower()}", intent.turn),
+                                                       make_task(rest, ex)])
     if intent.stop:
         return _loop(intent)
     a, label = intent.action, intent.describe()
     if a == "MOVE":
         return _move_task(intent.target, ex, label)
+    if a == "DESTROY" and intent.tiles:
+        return _destroy_built(intent, label)
+    chosen = intent.target if a in ("COLLECT", "DESTROY", "FIGHT", "EAT") and intent.target is not None else None
+    if chosen is not None:  # the one singled out ('the tree on your left'): go to it first
+        inner = make_task(replace(intent, target=None), ex)
+        return Sequence(label, lambda ex: [WalkTo(f"go to {chosen.describe()}", chosen.pos, onto=False), inner])
     if a in ("COLLECT", "DESTROY"):
         item = intent.thing
         return Sequence(label, lambda ex: prerequisite_tasks(f"collect_{item}", ex) + [_collect(item, intent.count)])
@@ -171,6 +182,17 @@ def _fill(thing: str, ex: Executor, initial: set) -> Task:
             return ActAt(f"place stone on the {lx.display(thing)} at {tile}", tile, "place_stone",
                          check=lambda ex, t=tile: ex.env.world[t][0] == "stone")
     raise ValueError(f"no {lx.display(thing)} I can walk up to")
+
+
+def _destroy_built(intent: Intent, label: str) -> Task:
+    """Mine the stones of an object the agent built back, one by one (a pickaxe first, if none)."""
+    def plan(ex):
+        tiles = [t for t in intent.tiles if ex.env.world[t][0] == "stone"]
+        return prerequisite_tasks("collect_stone", ex) + [
+            ActAt(f"mine the stone at {t}", t, "do", check=lambda ex, t=t: ex.env.world[t][0] != "stone")
+            for t in tiles]
+
+    return Sequence(label, plan)
 
 
 def _undo_task(intent: Intent) -> Task:

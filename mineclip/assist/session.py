@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mineclip.sim.env import CrafterEnv
+from mineclip.sim.view import DEFAULT_VIEW, check_view
 
 from .dialogue import DialogueManager, Handled
 from .executor import Executor, Snapshot
-from .intent import Intent
+from .intent import Intent, referent_of
 from .jobs import DONE, Task
 from .judge import CommandJudge, intent_atoms
 from .memory import Memory
@@ -56,16 +57,19 @@ class AssistSession:
     steps, success, judge, reply (and turn, dialogue_type, ground_truth, clarification, pending, view,
     finished, cost). `model`: an artifact folder, a RewardModel or a CommandJudge (None: no judge).
     `record_dir`: write each carried-out command as a labelled trajectory. `init`: extra initial
-    conditions of the world (tests); `video`: keep every frame for `save_video`."""
+    conditions of the world (tests); `video`: keep every frame for `save_video`; `view`: what the
+    agent sees and how it moves (`mineclip.sim.view.VIEWS`: `top`, crafter's, or `first_person`)."""
 
     def __init__(self, world_seed: int, model=None, *, parser: str | os.PathLike | None = None,
                  record_dir: str | os.PathLike | None = None, max_steps: int = DEFAULT_STEPS,
-                 judge_threshold: float | None = None, init: dict | None = None, video: bool = False):
+                 judge_threshold: float | None = None, init: dict | None = None, video: bool = False,
+                 view: str = DEFAULT_VIEW):
         if not 0 <= int(world_seed) < 2 ** 32:
             raise ValueError(f"expected a world seed from 0 to 2**32 - 1, got {world_seed}")
         self.world_seed = int(world_seed)
         self.max_steps = int(max_steps)
-        self.env = CrafterEnv({"naive": True, **(init or {})}, max_steps=10 ** 9)
+        self.view_name = check_view(view)
+        self.env = CrafterEnv({"naive": True, **(init or {})}, max_steps=10 ** 9, view=self.view_name)
         obs, _ = self.env.reset(seed=self.world_seed, options={"world_seed": self.world_seed})
         self.memory = Memory()
         self.ex = Executor(self.env, self.memory, seed=self.world_seed, keep_all_frames=video)
@@ -96,21 +100,56 @@ class AssistSession:
         first_done = len(self.done)
         if self.ex.dead:
             return self._result(text, Handled("I died in this world (health 0). Start a new session."), None, 0, t0)
-        handled = self.manager.handle(text, current="; ".join(c.task.label for c in self.open) or None)
+        handled = self.manager.handle(text, current="; ".join(c.task.label for c in self.open) or None, turn=self.turn)
         if handled.dialogue_type is not None:
             self.memory.log_chat("user", text, self.ex.total_steps)
+        if handled.stop:
+            handled.reply = self._stop(handled.stop)
         cmd, steps = None, 0
         t_run = time.perf_counter()
         if handled.intent is not None:
+            ref = referent_of(handled.intent)
+            if ref is not None:
+                self.memory.note_referent(self.turn, *ref)
             cmd = self._start(handled)
             steps = self.ex.run(self.max_steps)
         elif handled.resume:
             steps = self.ex.run(self.max_steps)
         run_ms = (time.perf_counter() - t_run) * 1000
         out = self._result(text, handled, cmd, steps, t0, self.done[first_done:], run_ms)
+        if handled.note:
+            out["reply"] += handled.note
+            out["clarification"] = out["clarification"] or self.manager.stack[-1].question.question
         if handled.dialogue_type is not None:
             self.memory.log_chat("agent", out["reply"], self.ex.total_steps)
         return out
+
+    def _stop(self, which: str) -> str:
+        """'stop': the newest of the request waiting on the dialogue stack and the commands on the task
+        stack ('all': every one of them); the reply."""
+        waiting = self.manager.stack[-1] if self.manager.stack else None
+        running = max(self.open, key=lambda c: c.turn) if self.open else None
+        if which == "all":
+            cancelled = self.ex.cancel_all()
+            forgot = len(self.manager.stack)
+            self.manager.stack.clear()
+            if not cancelled and not forgot:
+                return "I wasn't doing anything."
+            return (f"Stopped everything: cancelled {len(cancelled)} task{'s' if len(cancelled) != 1 else ''}"
+                    + (f" and forgot {forgot} question{'s' if forgot != 1 else ''}." if forgot else "."))
+        if waiting is None and running is None:
+            if self.ex.stack:  # a reflex on its own
+                cancelled = self.ex.cancel_all()
+                return f"Stopped: cancelled {', '.join(repr(t.label) for t in cancelled[-1:])}."
+            return "I wasn't doing anything."
+        if waiting is not None and (running is None or waiting.turn > running.turn):
+            self.manager.stack.pop()
+            return f"OK, forget '{waiting.text}' (I had asked: {waiting.question.question})" + self.manager._waiting()
+        self.ex.cancel(running.task)
+        rest = [c for c in self.open if c is not running]
+        return f"Stopped: cancelled '{running.task.label}'." + (
+            f" Still on the stack: {', '.join(repr(c.task.label) for c in rest)} (say 'resume' to carry on, 'stop' "
+            "to cancel it too)." if rest else "")
 
     def _start(self, handled: Handled) -> Command:
         task = make_task(handled.intent, self.ex)
@@ -141,6 +180,7 @@ class AssistSession:
                                                                                     after))]
         if cmd.task.status == DONE and cmd.intent.action == "MOVE":
             effects["moved_from"] = list(cmd.before.state.pos)
+        self._file_built(cmd, after)
         if cmd.intent.action == "UNDO" and ok:
             self.memory.tag(f"task:{cmd.intent.undo_of['id']}", "undone", "true")
         self.memory.end_task(cmd.memory_id, cmd.task.status, self.ex.total_steps, effects)
@@ -160,6 +200,24 @@ class AssistSession:
         self.open.remove(cmd)
         self.done.append(cmd)
         self._keep_frames()
+
+    def _file_built(self, cmd: Command, after: Snapshot) -> None:
+        """Keep the objects the agent built in memory: forget what is gone, file what this command placed
+        (connected to what it touches), and make it what 'it' means next."""
+        self.memory.prune_built(lambda t, block: t in (after.objects_of(block) if block == "plant" else
+                                                        after.tiles(block)))
+        i, before = cmd.intent, cmd.before
+        new, block, shape = set(), None, None
+        if i.action == "BUILD" and i.shape == "BRIDGE":
+            new, shape = before.tiles("water") & (after.tiles("path") | after.tiles("stone")), "bridge"
+            block = "stone" if new <= after.tiles("stone") else "path"
+        elif i.action == "BUILD":
+            new, block = placed(i.thing, before, after), i.thing
+        elif i.action == "DIG":
+            new, block, shape = before.tiles("stone") & after.tiles("path"), "path", "tunnel"
+        if new:
+            oid = self.memory.add_built(new, block, cmd.memory_id, self.ex.total_steps, shape)
+            self.memory.note_referent(cmd.turn, None, None, oid)
 
     def _judge_command(self, cmd: Command, after: Snapshot) -> tuple[dict, np.ndarray | None]:
         n = after.frame - cmd.before.frame
@@ -202,6 +260,7 @@ class AssistSession:
             "reply": reply, "clarification": handled.clarification, "pending": pending,
             "finished": [{"text": c.text, "label": c.task.label, **{k: c.result[k] for k in ("success", "judge")}}
                          for c in others],
+            "stack": self.stack(),
             "view": render_view(self.env.state),
             "cost": {"parse_ms": round(handled.parse_ms, 2), "run_ms": round(run_ms, 1),
                      "judge_ms": cmd.result["judge_ms"] if cmd is not None and cmd.result else 0.0,
@@ -228,6 +287,15 @@ class AssistSession:
         return text
 
     # -- the session -------------------------------------------------------------------------------------
+    def stack(self) -> list[dict]:
+        """What waits, newest first: requests paused on the dialogue stack (a question to answer) and
+        commands on the task stack (running or interrupted)."""
+        entries = [{"kind": "question", "text": i.text, "turn": i.turn, "question": i.question.question}
+                   for i in self.manager.stack]
+        entries += [{"kind": "command", "text": c.text, "turn": c.turn, "label": c.task.label,
+                     "status": c.task.status} for c in self.open]
+        return sorted(entries, key=lambda e: -e["turn"])
+
     def view(self) -> str:
         """The compact text picture of the scene."""
         return render_view(self.env.state)

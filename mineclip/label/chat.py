@@ -14,6 +14,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from pathlib import Path
+from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
@@ -33,6 +34,7 @@ class NewChatRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     world_seed: StrictInt | None = Field(default=None, ge=0, lt=WORLD_SEEDS.stop)
+    view: Literal["top", "first_person"] = "top"  # mineclip.sim.view.VIEWS
 
 
 class MessageRequest(BaseModel):
@@ -63,13 +65,13 @@ class ChatRoom:
                 self._judge = CommandJudge.load(self.model)
             return self._judge
 
-    def new(self, world_seed: int | None) -> dict:
-        """Open a chat in a fresh world; its id, world seed and scene."""
+    def new(self, world_seed: int | None, view: str = "top") -> dict:
+        """Open a chat in a fresh world seen from `view`; its id, world seed, view and scene."""
         from mineclip.assist.chat import default_world_seed
         from mineclip.assist.session import AssistSession
 
         seed = default_world_seed() if world_seed is None else world_seed
-        session = AssistSession(seed, self.judge(), record_dir=self.record_dir, max_steps=self.max_steps)
+        session = AssistSession(seed, self.judge(), record_dir=self.record_dir, max_steps=self.max_steps, view=view)
         chat = uuid.uuid4().hex[:12]
         with self.lock:
             self.chats[chat] = (session, threading.Lock())
@@ -77,7 +79,8 @@ class ChatRoom:
                 _, (old, old_lock) = self.chats.popitem(last=False)
                 with old_lock:
                     old.close()
-        return {"chat": chat, "world_seed": seed, "view": session.view(), "judge": self.model is not None,
+        return {"chat": chat, "world_seed": seed, "view": session.view(), "world_view": view,
+                "judge": self.model is not None,
                 "recording": f"{Path(self.record_dir).name}/trajectories.jsonl" if self.record_dir else None}
 
     def _get(self, chat: str):
@@ -120,7 +123,7 @@ def add_chat_routes(app: FastAPI, room: ChatRoom) -> None:
 
     @app.post("/api/chat")
     def new_chat(req: NewChatRequest) -> dict:
-        return room.new(req.world_seed)
+        return room.new(req.world_seed, req.view)
 
     @app.post("/api/chat/{chat}/messages")
     def post_message(chat: str, req: MessageRequest) -> dict:

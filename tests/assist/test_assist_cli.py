@@ -119,3 +119,17 @@ def test_calibrate_saves_the_judges_threshold_with_the_artifact(capsys, micro_ar
     assert f"threshold {saved['threshold']:.4g}" in capsys.readouterr().out
     assert main(["assist", "calibrate", "--model", str(tmp_path / "nothing")]) == 1
     assert "mineclip assist calibrate:" in capsys.readouterr().err
+
+
+def test_the_interactive_chat_shows_the_stack_and_the_view(capsys):
+    import io
+
+    from mineclip.assist.chat import ChatSettings, run_chat
+
+    out = io.StringIO()
+    code = run_chat(ChatSettings(world_seed=1000, view="first_person"),
+                    stdin=io.StringIO("go to the stone\nturn around\nno\nno\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0 and "(first person view)" in text
+    assert "[stack: question 'go to the stone': Do you mean the stone in front of you?" in text
+    assert "Done: turn around" in text and "Then the stone on your right?" in text and "OK, I won't." in text

@@ -62,11 +62,13 @@ def test_a_new_command_interrupts_a_long_one_which_resumes_until_stopped():
     assert s.done[-1].task.status == "cancelled"
 
 
-def test_an_ambiguous_reference_asks_which_one_and_the_answer_resolves_it():
-    s = AssistSession(SEED, init={"place": [{"what": "tree", "at": [-1, 0]}, {"what": "tree", "at": [1, 0]}]})
+def test_an_ambiguous_reference_asks_to_confirm_one_and_the_answer_resolves_it():
+    # facing up, the agent's left is the screen's left
+    s = AssistSession(SEED, init={"place": [{"what": "tree", "at": [-1, 0]}, {"what": "tree", "at": [1, 0]}],
+                                  "facing": [0, -1]})
     start = s.ex.pos
     ask = s.send("go to the tree")
-    assert ask["clarification"] and "to the left" in ask["reply"] and "to the right" in ask["reply"]
+    assert ask["clarification"] and "on your left" in ask["reply"] and "on your right" in ask["reply"]
     assert ask["steps"] == 0 and s.manager.stack
     out = s.send("the left one")
     assert out["success"] is True and not s.manager.stack

@@ -48,3 +48,25 @@ def test_bad_input_gets_a_reply_and_bad_requests_a_4xx(client, tmp_path):
     assert client.post(f"/api/chat/{chat}/messages", json={"text": 3}).status_code == 422
     assert client.post(f"/api/chat/{chat}/messages", json={"text": "hi", "x": 1}).status_code == 422
     assert client.post("/api/chat", json={"world_seed": -1}).status_code == 422
+
+
+def test_a_first_person_chat_keeps_a_question_on_the_stack_until_it_is_answered(client):
+    chat = client.post("/api/chat", json={"world_seed": 1000, "view": "first_person"}).json()
+    assert chat["world_view"] == "first_person" and "|" in chat["view"]
+    url = f"/api/chat/{chat['chat']}/messages"
+    ask = client.post(url, json={"text": "go to the stone"}).json()  # two stones in view, as far
+    assert ask["clarification"] == "Do you mean the stone in front of you? (There is one on your right too.)"
+    assert ask["steps"] == 0 and [e["kind"] for e in ask["stack"]] == ["question"]
+    other = client.post(url, json={"text": "how much wood do you have"}).json()
+    assert "Still waiting about 'go to the stone'" in other["reply"] and len(other["stack"]) == 1
+    assert client.post(url, json={"text": "no"}).json()["reply"] == "Then the stone on your right?"
+    done = client.post(url, json={"text": "no"}).json()
+    assert done["reply"] == "OK, I won't." and done["stack"] == []
+    assert client.post("/api/chat", json={"view": "sideways"}).status_code == 422
+
+
+def test_the_page_shows_the_judge_as_the_score_the_server_reports(client):
+    # the server reports {"score", "threshold", ...} and no verdict (mineclip.assist.judge); the page
+    # once read judge.verdict, which never came, and showed "-" for every judged command
+    js = client.get("/static/chat.js").text
+    assert "j.verdict" not in js and "j.score" in js and "a score, not a verdict" in js

@@ -36,9 +36,29 @@ function showOutcome(out) {
   const gt = out.ground_truth || {};
   byId("truth").textContent = gt.success === null || gt.success === undefined ? (gt.why || "-")
     : `${gt.success ? "success" : "failure"}: ${gt.why}`;
+  // the judge is reported as a score beside the ground truth, never as a verdict (docs/assist.md, Checking)
   const j = out.judge || {};
-  byId("judge").textContent = j.verdict === null || j.verdict === undefined ? (j.skipped || "-")
-    : `${j.verdict ? "success" : "failure"} (score ${Number(j.score).toFixed(4)}, threshold ${Number(j.threshold).toFixed(4)})`;
+  byId("judge").textContent = j.score === null || j.score === undefined ? (j.skipped || "-")
+    : `score ${Number(j.score).toPrecision(3)} (threshold ${Number(j.threshold).toPrecision(3)}; a score, not a verdict)`;
+  showStack(out.stack);
+}
+
+function showStack(stack) {
+  // what waits, newest first: questions to answer, commands running or interrupted
+  const list = byId("stack");
+  list.replaceChildren();
+  (stack || []).forEach((e) => {
+    const li = document.createElement("li");
+    li.className = e.kind;
+    li.textContent = e.kind === "question" ? `question about '${e.text}': ${e.question}`
+      : `command '${e.text}' (${e.status})`;
+    list.append(li);
+  });
+  if (!list.children.length) {
+    const li = document.createElement("li");
+    li.textContent = "empty";
+    list.append(li);
+  }
 }
 
 function setBusy(busy) {
@@ -56,15 +76,17 @@ async function newWorld(ev) {
   setBusy(true);
   showError("");
   try {
-    const d = await api("/api/chat", {world_seed: raw === "" ? null : Number(raw)});
+    const d = await api("/api/chat", {world_seed: raw === "" ? null : Number(raw), view: byId("view-kind").value});
     C.chat = d.chat;
     C.turn = 0;
     byId("log").replaceChildren();
-    byId("world-info").textContent = `world ${d.world_seed}, empty inventory; judge ${d.judge ? "on" : "off"}`
+    byId("world-info").textContent = `world ${d.world_seed}, ${d.world_view.replace("_", " ")} view, empty inventory; `
+      + `judge ${d.judge ? "on" : "off"}`
       + (d.recording ? `; recorded to ${d.recording}` : "");
     byId("world-seed").value = String(d.world_seed);
     say("bot", `A fresh world (seed ${d.world_seed}). What should I do?`);
     showScene(d.view, 0);
+    showStack([]);
     document.body.setAttribute("data-chat", d.chat);
   } catch (e) {
     showError(`Could not start a chat: ${e.message}`);
@@ -88,7 +110,7 @@ async function send(ev) {
     const out = await api(`/api/chat/${C.chat}/messages`, {text: text});
     waiting.remove();
     const done = out.tasks && out.tasks.length && !out.pending;
-    say("bot", out.reply, done ? (out.success ? "ok" : "failed") : "");
+    say("bot", out.reply, done ? (out.success ? "ok" : "failed") : (out.clarification ? "question" : ""));
     showOutcome(out);
     C.turn = out.turn;
     showScene(out.view, out.turn);
