@@ -71,8 +71,14 @@ def _rl_vec_env(view):
     return make_vec_env("harvest_wood", "sparse", 1, [0], seed=0, view=view).envs[0]
 
 
+def _assist_session(view):
+    from mineclip.assist.session import AssistSession
+
+    return AssistSession(0, view=view).env  # the assistant's world (reset again on world 0 by the test)
+
+
 @pytest.mark.parametrize("make", [_crafter_env, _task_env, _make_env, _gym_suite, _gym_generated, _gym_declare_done,
-                                  _rl_task_env, _rl_vec_env],
+                                  _rl_task_env, _rl_vec_env, _assist_session],
                          ids=lambda f: f.__name__.strip("_"))
 def test_every_environment_factory_makes_the_view_it_is_given(make):
     (top, top_obs), (eyes, obs) = top_and_eyes(make)
@@ -185,6 +191,7 @@ def test_a_pipeline_preset_in_first_person_plays_its_clips_and_evaluation_set_in
 
 def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    from mineclip.assist.session import AssistSession
     from mineclip.perception.benchmark import BenchSettings, JudgeSettings
     from mineclip.perception.calibrate import collect_frames, load_thresholds
     from mineclip.perception.patroller import make_perceiver, patrol
@@ -212,7 +219,8 @@ def test_an_unknown_view_is_a_clear_error_at_every_entry_point(capsys, tmp_path,
                  lambda: load_thresholds(tmp_path, view="sideways"),
                  lambda: make_task_env("harvest_wood", "sparse", [0], 0, view="sideways"),
                  lambda: make_vec_env("harvest_wood", "sparse", 1, [0], 0, view="sideways"),
-                 lambda: RunConfig("harvest_wood", "sparse", 0, "m", view="sideways")):
+                 lambda: RunConfig("harvest_wood", "sparse", 0, "m", view="sideways"),
+                 lambda: AssistSession(0, view="sideways")):
         with pytest.raises(ValueError, match=EXPECTED):
             make()
     with pytest.raises(ConfigError, match=EXPECTED):
