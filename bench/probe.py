@@ -6,6 +6,11 @@ model of the same architecture.
 
     python bench/probe.py --model runs/default/artifact [--model runs/other/artifact ...]
     python bench/probe.py --model runs/default/artifact --fit-worlds 20 --eval-worlds 10   # quick look
+    python bench/probe.py --model runs/fp/artifact --view first_person   # frames from the player's eyes
+
+`--view` (`mineclip.sim.view`: top, the default, or first_person) is the view the frames of both
+world ranges are drawn in; probe an artifact in the view it was trained in (the untrained model is
+the same architecture, so trained against untrained is compared on the same frames).
 
 text < embedding: the embedding holds the condition, the words do not reach it; embedding near 0.5
 where pixels are near 1.0: the encoder drops what the frame plainly shows. The probes and the table
@@ -21,6 +26,7 @@ from datetime import date
 import torch
 
 from mineclip.perception.probe import probe_artifacts, probe_table
+from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,11 +35,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--fit-worlds", type=int, default=80, help="perception worlds the probes are fitted on")
     p.add_argument("--eval-worlds", type=int, default=60, help="perception_eval worlds they are measured on")
     p.add_argument("--no-untrained", action="store_true", help="skip the untrained model")
+    p.add_argument("--view", default=DEFAULT_VIEW, choices=list(VIEWS),
+                   help="the view the probed frames are drawn in (default %(default)s)")
     args = p.parse_args(argv)
     torch.set_num_threads(min(2, torch.get_num_threads()))
     t0 = time.time()
-    result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds)
-    print(f"# what the frame encoder keeps, {date.today()}: ranking AUC on frames of {args.eval_worlds} held-out "
+    result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds, view=args.view)
+    print(f"# what the frame encoder keeps, {date.today()}, {args.view} view: ranking AUC on frames of {args.eval_worlds} held-out "
           f"worlds (probes fitted on {args.fit_worlds} training worlds), {time.time() - t0:.0f} s\n")
     print(probe_table(result))
 
