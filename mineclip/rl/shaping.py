@@ -10,6 +10,11 @@ the simulator's symbols, `mineclip.rl.symbolic`; "not in view" beyond it). `pyth
 bench/shaping.py` prints it for several tasks and artifacts side by side. With `reward_mode=
 "proximity"` (`mineclip.perception.proximity`) the value grouped is the proximity itself, the potential
 whose change is the reward: it should fall with distance.
+
+Its successor, in both views and with more measures than the distance (the share of the view the
+target fills, the value-order correlation along successful episodes, the EPIC distance to the
+dense reward), is `mineclip.rl.shaping_study`; `bench/shaping.py --by-distance` still prints this
+one.
 """
 
 from __future__ import annotations

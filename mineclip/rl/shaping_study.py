@@ -21,12 +21,16 @@ against the paper's negatives, `negatives_for(prompt, "suite")`), with four meas
     in-context value learners"): Spearman's rho of the per-step value with the time index along a
     successful trajectory (`value_order_correlation`), on the scripted agent's episodes in the view
     (`play.record.run_episode`, cut at the step of success), mean over episodes. 1 = the value rises
-    at every step towards success.
+    at every step towards success. The control (`random_voc`): the same along random play's
+    episodes cut to the same lengths, since a window still filling with an episode's first frames
+    can make any value drift along a short episode.
 (d) **EPIC** (Gleave et al. 2021, "Quantifying differences in reward functions", ICLR): the
     distance between the learned reward and the task's hand-written dense reward over the random
     play's transitions, both canonicalised with the coverage distribution of the visited states
     and the discount (`epic_distance`); 0 = the same reward up to scale and potential shaping,
-    1 = opposite, sqrt(1/2) = unrelated.
+    1 = opposite, sqrt(1/2) = unrelated. Against the whole dense reward, whose success bonus is 20
+    tiles' worth, a reward that fires on the event alone comes out close; against its navigation
+    term alone (`epic_navigation`) only one that pays for coming nearer does.
 
 How Delta is read, since it is a change and not a level (the rest of the module says `delta` for it):
 - (a) and (b) correlate the delta reward with the *change* of distance (of share) over the step,
@@ -278,13 +282,15 @@ def learned_reward(play: Play, mode: str) -> RewardOf:
     raise ValueError(f"expected a reward mode in {MODES}, got {mode!r}")
 
 
-def dense_reward(play: Play, spec: dict) -> RewardOf:
+def dense_reward(play: Play, spec: dict, navigation_only: bool = False) -> RewardOf:
     """The task's hand-written dense reward (`tasks.env.CrafterTaskEnv._reward`) between any two
     states of `play`, in units of its success bonus as RL's dense variant pays it: 10 per tile by
     which s' is nearer than the episode's best distance at s, the hit bonus when the step into s'
-    hit the target, the success bonus when s' succeeds and s did not."""
+    hit the target, the success bonus when s' succeeds and s did not. `navigation_only`: the first
+    term alone (its shaping part, without the events)."""
     bonus = float(spec.get("success", 200.0))
-    hit_bonus = float(spec.get("hit_bonus", 5.0)) if spec.get("hit") else 0.0
+    hit_bonus = float(spec.get("hit_bonus", 5.0)) if spec.get("hit") and not navigation_only else 0.0
+    success_bonus = 0.0 if navigation_only else bonus
     best, dist = play.best, play.dist
     hit, success = play.hit.astype(float), play.success.astype(bool)
 
@@ -292,7 +298,7 @@ def dense_reward(play: Play, spec: dict) -> RewardOf:
         b, d = best[s], dist[s2]
         ok = np.isfinite(b) & np.isfinite(d)
         nav = 10.0 * np.maximum(np.where(ok, b, 0.0) - np.where(ok, d, 0.0), 0.0)
-        return (nav + hit_bonus * hit[s2] + bonus * (success[s2] & ~success[s])) / bonus
+        return (nav + hit_bonus * hit[s2] + success_bonus * (success[s2] & ~success[s])) / bonus
 
     return reward
 
@@ -315,7 +321,7 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
     rng = np.random.default_rng(seed)
     states = rng.choice(len(play.prob), size=min(coverage, len(play.prob)), replace=False)
     actions = rng.integers(0, play.num_actions, size=len(states))
-    dense = dense_reward(play, spec)
+    dense, navigation = dense_reward(play, spec), dense_reward(play, spec, navigation_only=True)
     actual = dense(s, a, s2)
     mismatch = float(np.nanmax(np.abs(actual - play.env_reward[steps]))) if len(steps) else 0.0
     seen2, seen1 = play.seen[s2], play.seen[s]
@@ -323,7 +329,7 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
     both = in_view & (seen1 != NOT_IN_VIEW)
     out: dict = {"steps": int(len(steps)), "in_view": int(in_view.sum()), "dense_mismatch": mismatch,
                  "successes": int((play.success[s2] & ~play.success[s]).sum()),
-                 "rho_distance": {}, "rho_share": {}, "epic": {}, "by_distance": {}, "mean_reward": {}}
+                 "rho_distance": {}, "rho_share": {}, "epic": {}, "epic_navigation": {}, "by_distance": {}, "mean_reward": {}}
     for mode in MODES:
         r = learned_reward(play, mode)(s, a, s2)
         if mode == "delta":  # the change against the change (see the module)
@@ -333,6 +339,8 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
             out["rho_distance"][mode] = _spearman(seen2[in_view], r[in_view])
             out["rho_share"][mode] = _spearman(play.share[s2], r)
         out["epic"][mode] = epic_distance(learned_reward(play, mode), dense, s, a, s2, states, actions, gamma)
+        out["epic_navigation"][mode] = epic_distance(learned_reward(play, mode), navigation, s, a, s2, states,
+                                                     actions, gamma)
         out["by_distance"][mode] = _by_distance(seen2, r)
         out["mean_reward"][mode] = float(r.mean()) if len(r) else None
     # the direct reward against the dense reward's own distance (the map's window, seen or not)
@@ -491,7 +499,7 @@ def tables(study: dict) -> str:
     views = list(res)
     tasks = list(dict.fromkeys(t for v in views for t in res[v]))
     names = {"top": "top", "first_person": "first person"}
-    cols = ["rho dist", "rho share", "VOC", "EPIC"]
+    cols = ["rho dist", "rho share", "VOC (random)", "EPIC", "EPIC nav"]
     lines = ["| task (target) | " + " | ".join(f"{names[v]}: {c}" for v in views for c in cols) + " |",
              "|---|" + "---:|" * (len(cols) * len(views))]
     for t in tasks:
@@ -502,15 +510,19 @@ def tables(study: dict) -> str:
             if r is None:
                 cells += ["–"] * len(cols)
                 continue
-            voc = _pair(r["voc"]) + f" ({_f(r['voc_random']['direct'])})"
-            cells += [_pair(r["rho_distance"]), _pair(r["rho_share"]), voc, _pair(r["epic"], "{:.2f}")]
+            voc = f"{_pair(r['voc'])} ({_pair(r['voc_random'])})"
+            cells += [_pair(r["rho_distance"]), _pair(r["rho_share"]), voc, _pair(r["epic"], "{:.2f}"),
+                      _pair(r["epic_navigation"], "{:.2f}")]
         lines.append(f"| {t} ({target}) | " + " | ".join(cells) + " |")
     lines += ["", "Each cell: Direct / Delta. rho dist: Spearman's rho of the reward against the distance to the "
               "nearest target in view (Delta: its change over the step), negative = shaping; rho share: against "
               "the share of the view the target fills (first person: its pixels in the semantic map; from above: "
               "its tiles in the 16 x 9 window), positive = shaping; VOC: value-order correlation along successful "
-              "scripted episodes (Delta: its return so far), 1 = rising to success, in brackets Direct's VOC along random play's episodes cut to the same lengths (the window filling alone); EPIC: distance to the dense "
-              "reward, 0 = equivalent, 0.71 = unrelated, 1 = opposite. –: constant reward or too few steps.", ""]
+              "scripted episodes (Delta: its return so far), 1 = rising to success, in brackets the same along "
+              "random play's episodes cut to the same lengths (the control: what a filling window or an "
+              "approaching creature gives alone); EPIC: distance to the dense reward (navigation, hit and success "
+              "terms), 0 = equivalent, 0.71 = unrelated, 1 = opposite; EPIC nav: to its navigation term alone, "
+              "the shaping part. –: constant reward or too few steps.", ""]
     head = [f"{d} tiles" for d in DISTANCES] + ["not in view"]
     lines += ["| task | " + " | ".join(f"{names[v]}: direct x 1000 at " + " / ".join(head) for v in views)
               + " |", "|---|" + "---|" * len(views)]

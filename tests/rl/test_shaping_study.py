@@ -142,12 +142,12 @@ def test_the_study_runs_in_both_views_end_to_end(tmp_path):
         r = rows["hunt_cow"]
         assert r["target"] == "cow" and r["steps"] == 16
         assert r["dense_mismatch"] == pytest.approx(0.0, abs=1e-9)
-        for key in ("rho_distance", "rho_share", "voc", "epic", "voc_random"):
+        for key in ("rho_distance", "rho_share", "voc", "epic", "epic_navigation", "voc_random"):
             assert set(r[key]) == {"direct", "delta"}, key
         assert r["successful"] == 1 and r["lengths"][0] >= 1  # the scripted agent hunts the cow
         by = r["by_distance"]["direct"]
         assert set(by) == {"1", "2", "4", "8", "out"} and sum(n for n, _ in by.values()) <= 16
-        assert all(e is None or 0 <= e <= 1 for e in r["epic"].values())
+        assert all(e is None or 0 <= e <= 1 for e in [*r["epic"].values(), *r["epic_navigation"].values()])
     assert study["summary"]["first_person_shaping_tasks"].keys() == {"direct", "delta"}
     assert study["meta"]["models"] == {"top": art, "first_person": art}
 
@@ -169,6 +169,9 @@ def test_the_dense_reward_rebuilt_from_states_is_the_env_s_own(tiny_reward_model
     assert (paid > 0).sum() >= 2  # the agent came nearer than ever a few times (random play, fixed seed)
     np.testing.assert_allclose(dense_reward(play, task.reward)(play.prev[steps], play.action[steps], steps), paid,
                                atol=1e-12)
+    nav = dense_reward(play, task.reward, navigation_only=True)(play.prev[steps], play.action[steps], steps)
+    events = play.hit[steps].astype(bool) | (play.success[steps] & ~play.success[play.prev[steps]])
+    np.testing.assert_allclose(nav[~events], paid[~events], atol=1e-12)  # the navigation term, events aside
     assert (play.episode[play.prev == -1] == np.arange((play.prev == -1).sum())).all()  # one reset per episode
     delta = learned_reward(play, "delta")(play.prev[steps], play.action[steps], steps)
     np.testing.assert_allclose(delta, play.prob[steps] - play.prob[play.prev[steps]])
