@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--steps", type=int, default=None,
                    help="random-play vector steps per task and view (default 200; --by-distance 300)")
     p.add_argument("--num-envs", type=int, default=8)
-    p.add_argument("--episodes", type=int, default=4, help="scripted episodes per task and view for VOC")
+    p.add_argument("--episodes", type=int, default=8, help="scripted episodes per task and view for VOC")
     p.add_argument("--negatives", default=None,
                    help="a policy of mineclip.tasks.negatives (default: the paper's, suite; --by-distance: distinct)")
     p.add_argument("--gamma", type=float, default=0.98, help="EPIC's discount (PPO's in mineclip rl)")

@@ -350,7 +350,7 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
     return out
 
 
-def scripted_voc(fn, task_id: str, view: str, episodes: int = 4, seed: int = 0, worlds: int = 8) -> dict:
+def scripted_voc(fn, task_id: str, view: str, episodes: int = 8, seed: int = 0, worlds: int = 8) -> dict:
     """(c): VOC of each mode's value along the scripted agent's successful episodes of the task in
     `view` (`play.record.run_episode`, no random prelude, cut at the step of success), on the RL
     training worlds; the mean over the successful episodes."""
@@ -430,7 +430,7 @@ def parse_models(specs: Sequence[str], views: Sequence[str] | None = None) -> di
 
 
 def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, steps: int = 200, num_envs: int = 8,
-                  episodes: int = 4, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
+                  episodes: int = 8, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
                   worlds: int = 8, max_steps: int | None = None, progress: bool = False, log=None) -> dict:
     """The four measures for every task in every view of `models` ({view: artifact}); JSON-ready."""
     from mineclip.tasks import get_task
