@@ -18,6 +18,14 @@
     python bench/perception.py --judge-only --labels "" --per-label 20 --context-purpose perception \
         --context-dir runs/default/perception/context-valset   # table 3 on a validation set of training worlds
 
+   `--agent seeker` plays them with the Seeker instead (`mineclip.perception.seeker`: it sees only
+   its view, remembers what its perceiver confirmed, and walks there from memory), and
+   `--placement hidden` places each scene out of sight, farther by level (`mineclip.tasks.placement`).
+   `--success-only` measures table 2 alone (no fitting; the ground-truth perceiver needs no model):
+
+    python bench/perception.py --success-only --agent seeker --placement hidden --view first_person \
+        --perceivers ground_truth --episodes 10
+
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
    unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
    context tasks recorded on held-out worlds (runs/default/evalset/context, what the pipeline recorded).
@@ -33,10 +41,22 @@ import json
 import sys
 from pathlib import Path
 
-from mineclip.perception.benchmark import BenchSettings, JudgeSettings, run_benchmark, run_judges
+from mineclip.perception.benchmark import (
+    AGENTS,
+    BenchSettings,
+    ContextSettings,
+    JudgeSettings,
+    run_benchmark,
+    run_context,
+    run_judges,
+    success_markdown,
+)
+from mineclip.perception.patroller import PERCEIVERS
 from mineclip.perception.tables import tables_json, tables_markdown
 from mineclip.pipeline import load_preset
 from mineclip.reward import MODES
+from mineclip.sim.view import DEFAULT_VIEW, VIEWS
+from mineclip.tasks.placement import DEFAULT_PLACEMENT, PLACEMENTS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,21 +85,44 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mode", default=load_preset("default").mode, choices=MODES,
                    help="the reward formula whose mean step reward both judges score (default: the built-in "
                         "default's, `eval.mode` of its preset, as its perception stage judges)")
+    p.add_argument("--agent", default="patroller", choices=AGENTS,
+                   help="who plays the context tasks: the Patroller (its Performer reads the map) or the Seeker "
+                        "(sees only its view)")
+    p.add_argument("--placement", default=DEFAULT_PLACEMENT, choices=PLACEMENTS,
+                   help="where the context tasks' scenes are placed: as the tasks say (scene) or out of sight, "
+                        "farther by level (hidden)")
+    p.add_argument("--view", default=DEFAULT_VIEW, choices=VIEWS, help="the view everything is measured in")
+    p.add_argument("--success-only", action="store_true",
+                   help="only the success per level (table 2), without fitting; see --perceivers")
+    p.add_argument("--perceivers", default="ground_truth",
+                   help=f"with --success-only: comma-separated, among {list(PERCEIVERS)} (the learned ones read "
+                        "the artifact's saved head and thresholds)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
+    tasks = [t for t in a.tasks.split(",") if t]
+    if a.success_only:
+        perceivers = [n for n in a.perceivers.split(",") if n]
+        learned = set(perceivers) - {"ground_truth"}
+        if learned and not Path(a.model).is_dir():
+            print(f"no artifact at {a.model}: the {', '.join(sorted(learned))} perceivers need one", file=sys.stderr)
+            return 1
+        result = run_context(ContextSettings(a.agent, perceivers, a.episodes, tasks, a.placement, a.view,
+                                             a.model if learned else None, not a.no_head, not a.json))
+        print(json.dumps({k: result[k] for k in ("settings", "success", "tasks", "seconds")}, indent=1)
+              if a.json else success_markdown(result))
+        return 0
     if not Path(a.model).is_dir():
         print(f"no artifact at {a.model}: run `mineclip pipeline` first or pass --model", file=sys.stderr)
         return 1
     if a.judge_only and a.no_judge:
         print("--judge-only and --no-judge leave nothing to do", file=sys.stderr)
         return 2
-    tasks = [t for t in a.tasks.split(",") if t]
     result = None if a.judge_only else run_benchmark(BenchSettings(
         a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
-        progress=not a.json))
+        progress=not a.json, view=a.view, agent=a.agent, placement=a.placement))
     judges = None if a.no_judge else run_judges(JudgeSettings(
         a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
-        tasks=tasks, head=not a.no_head, progress=not a.json))
+        tasks=tasks, head=not a.no_head, progress=not a.json, view=a.view))
     print(json.dumps(tables_json(result, judges, a.mode), indent=1) if a.json else tables_markdown(result, judges))
     return 0
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from mineclip.evaluate.judge import roc_auc
 from mineclip.sim.view import DEFAULT_VIEW, check_view
+from mineclip.tasks.placement import DEFAULT_PLACEMENT, check_placement, placement_init
 
 from .calibrate import (
     collect_frames,
@@ -33,6 +34,9 @@ from .patroller import PERCEIVERS, make_perceiver, patrol
 from .percipient import Percipient, decide
 
 LEVELS = {1: "easy (1)", 2: "mid (2)", 3: "hard (3)", 4: "complex (4-6)"}
+# who plays the context tasks: the Patroller (its Performer reads the map to approach the target,
+# MP5's Patroller with a scripted Performer) or the Seeker (sees only its view, `perception.seeker`)
+AGENTS = ("patroller", "seeker")
 
 
 @dataclass
@@ -50,9 +54,120 @@ class BenchSettings:
     progress: bool = True
     head: bool = True  # the trained head answers the conditions it knows (False: every one in words)
     view: str = DEFAULT_VIEW  # what the frames show and the Patroller's controls (mineclip.sim.view)
+    agent: str = "patroller"  # who plays the context tasks (AGENTS)
+    placement: str = DEFAULT_PLACEMENT  # where their scenes are placed (mineclip.tasks.placement)
 
     def __post_init__(self):
         check_view(self.view)
+        check_agent(self.agent)
+        check_placement(self.placement)
+
+
+def check_agent(agent: str) -> str:
+    """`agent` if it names one of `AGENTS`, else a ValueError naming them."""
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}; expected one of {list(AGENTS)}")
+    return agent
+
+
+def play_context(tasks, perceivers: dict, worlds: list[int], agent: str = "patroller",
+                 placement: str = DEFAULT_PLACEMENT, view: str = DEFAULT_VIEW, progress: bool = False) -> list[dict]:
+    """Every task on every world with every perceiver (name -> perceiver), played by `agent` with the
+    scenes placed as `placement` says: `Outcome.to_dict()`s."""
+    from tqdm import tqdm
+
+    from .seeker import seek
+
+    check_agent(agent)
+    outcomes = []
+    jobs = [(t, name) for name in perceivers for t in tasks]
+    for task, name in tqdm(jobs, desc=f"context tasks x perceivers ({agent})", disable=not progress, unit="task"):
+        for w in worlds:
+            if agent == "seeker":
+                o = seek(task, perceivers[name], w, view=view, placement=placement)
+            else:
+                o = patrol(task, perceivers[name], w, view=view, init=placement_init(task, placement, w))
+                o.placement = placement
+            outcomes.append(o.to_dict())
+    return outcomes
+
+
+@dataclass
+class ContextSettings:
+    """Success per level on the context tasks alone (no reliability table, no fitting): what
+    `bench/perception.py --success-only` measures. The ground-truth perceiver needs no model; the
+    learned ones read `model`'s saved head and thresholds."""
+
+    agent: str = "seeker"
+    perceivers: list[str] = field(default_factory=lambda: ["ground_truth"])
+    episodes: int = 10  # held-out worlds per task (the same worlds for every perceiver)
+    tasks: list[str] = field(default_factory=list)  # default: every mp5-context task
+    placement: str = DEFAULT_PLACEMENT
+    view: str = "first_person"
+    model: str | None = None  # the artifact, for the `active` and `one_shot` perceivers
+    head: bool = True
+    progress: bool = True
+
+    def __post_init__(self):
+        check_view(self.view)
+        check_agent(self.agent)
+        check_placement(self.placement)
+        unknown = sorted(set(self.perceivers) - set(PERCEIVERS))
+        if unknown or not self.perceivers:
+            raise ValueError(f"expected perceivers among {list(PERCEIVERS)}, got {self.perceivers}")
+        if set(self.perceivers) - {"ground_truth"} and not self.model:
+            raise ValueError("the active and one_shot perceivers need a model (ContextSettings.model)")
+
+
+def run_context(s: ContextSettings) -> dict:
+    """Success per level per perceiver of `s.agent` on the context tasks (`success_table`), with
+    the outcomes, the settings and the wall time."""
+    import torch
+
+    from mineclip.tasks.registry import get_task
+    from mineclip.tasks.world_seeds import world_seeds
+
+    from .calibrate import context_tasks, load_thresholds
+
+    t0 = time.time()
+    percipient = None
+    if set(s.perceivers) - {"ground_truth"}:
+        from mineclip.reward import RewardModel
+
+        from .head import load_head, supports
+
+        rm = RewardModel.load(s.model)
+        percipient = Percipient(rm, load_thresholds(s.model, s.view),
+                                load_head(s.model, rm, s.view) if s.head and supports(rm) else None)
+    tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # see run_benchmark
+    try:
+        outcomes = play_context(tasks, {n: make_perceiver(n, percipient) for n in s.perceivers},
+                                world_seeds("perception_eval", s.episodes), s.agent, s.placement, s.view, s.progress)
+    finally:
+        torch.set_num_threads(threads)
+    return {"settings": asdict(s), "success": success_table(outcomes), "outcomes": outcomes,
+            "tasks": {t.id: {"level": level_of(conditions_of(t)), "conditions": [c.key for c in conditions_of(t)],
+                             "prompt": t.prompt} for t in tasks},
+            "seconds": {"total": time.time() - t0}}
+
+
+def success_markdown(result: dict) -> str:
+    """Markdown of a `run_context` result: success per level per perceiver (declared with a false
+    condition / never declared though all held)."""
+    succ, st = result["success"], result["settings"]
+    levels = sorted({lv for row in succ.values() for lv in row})
+    lines = [(f"Success per level: {st['agent']}, {st['placement']} placement, {st['view']} view, "
+              f"{st['episodes']} held-out worlds per task (declared with a false condition / never declared "
+              "though all held)"), "",
+             "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in levels) + " |", "|---|" + "---|" * len(levels)]
+    for name, row in succ.items():
+        lines.append(f"| {name} | " + " | ".join(
+            f"{row[lv]['success']:.0%} ({row[lv]['false_done']:.0%} / {row[lv]['missed']:.0%})" if lv in row else "-"
+            for lv in levels) + " |")
+    lines.append(f"\nwall time {result['seconds']['total']:.0f} s")
+    return "\n".join(lines)
 
 
 def reliability(percipient: Percipient, frames) -> dict[str, dict]:
@@ -141,7 +256,6 @@ def run_benchmark(s: BenchSettings) -> dict:
 
 
 def _run_benchmark(s: BenchSettings) -> dict:
-    from tqdm import tqdm
 
     from mineclip.reward import RewardModel
     from mineclip.tasks.registry import get_task
@@ -168,11 +282,8 @@ def _run_benchmark(s: BenchSettings) -> dict:
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
     worlds = world_seeds("perception_eval", s.episodes)
     percipient = models["trained"][0]
-    outcomes = []
-    jobs = [(t, name) for name in PERCEIVERS for t in tasks]
-    for task, name in tqdm(jobs, desc="context tasks x perceivers", disable=not s.progress, unit="task"):
-        perceiver = make_perceiver(name, percipient)
-        outcomes += [patrol(task, perceiver, w, view=s.view).to_dict() for w in worlds]
+    outcomes = play_context(tasks, {name: make_perceiver(name, percipient) for name in PERCEIVERS}, worlds,
+                            s.agent, s.placement, s.view, s.progress)
     return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
             "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
             "success": success_table(outcomes), "outcomes": outcomes,

@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from mineclip.play.agents import NOOP, ScriptedAgent
-from mineclip.sim.view import DEFAULT_VIEW
+from mineclip.sim.view import DEFAULT_VIEW, turn
 from mineclip.tasks.env import CrafterTaskEnv
 
 from .conditions import Condition, conditions_of
@@ -44,6 +46,15 @@ class GroundTruthPerceiver:
     def answer(self, env, frame, pending: list[Condition], conditions: list[Condition]) -> dict[Condition, str]:
         return {c: "yes" if c.seen(env.state) else "no" for c in pending}
 
+    def locate(self, env, frame, facing) -> tuple[dict[str, list[tuple[int, int]]], set[tuple[int, int]]]:
+        """(kind -> the tiles the frame shows it on, as (ahead, right) of the player; every tile the
+        frame shows): read from what the frame shows (`WorldState.view`: in first person the
+        renderer's `in_view`, from above the window), as `answer` reads it."""
+        state = env.state
+        f, (rx, ry) = state.facing, turn(state.facing, "right")
+        where = {k: [(dx * f[0] + dy * f[1], dx * rx + dy * ry) for dx, dy in offs] for k, offs in state.view.items()}
+        return where, {t for tiles in where.values() for t in tiles}
+
 
 class ActivePerceiver:
     """The learned Percipient asked about each pending condition on the current frame."""
@@ -55,6 +66,11 @@ class ActivePerceiver:
 
     def answer(self, env, frame, pending, conditions):
         return {a.condition: a.decision for a in self.percipient.perceive(frame, pending)}
+
+    def locate(self, env, frame, facing) -> tuple[dict[str, list[tuple[int, int]]], set[tuple[int, int]] | None]:
+        """Where the Percipient's head sees each kind it knows on `frame` (`head_locate`); nothing
+        without a head. Reads the frame (and the player's facing, to place a top-down window's tiles)."""
+        return head_locate(self.percipient, frame, facing)
 
 
 class OneShotPerceiver:
@@ -94,9 +110,53 @@ class Outcome:
     missed: bool  # failure mode 2: never declared although all conditions held at some step
     steps: int
     questions: int  # conditions asked about, summed over rounds
+    agent: str = "patroller"  # who played: the Patroller (map-reading Performer) or the Seeker
+    placement: str = "scene"  # where the task's scene was placed (`mineclip.tasks.placement`)
+    found_at: int | None = None  # the Seeker: the step its perceiver first confirmed the target
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+LOCATE_P = 0.5  # a patch whose head P of a kind is at least this shows the kind, for `head_locate`
+
+
+def head_locate(percipient: Percipient, frame, facing) -> tuple[dict[str, list[tuple[int, int]]], set | None]:
+    """(kind -> tiles (ahead, right) where the head's patches see it, the tiles the view shows) from
+    the head's per-patch P on one frame (empty without a head). In first person a patch at column x
+    and row y is placed on the ground its bottom edge shows, by the renderer's projection
+    (`head.PATCH_DISTANCE`): ahead that far, right by the column's bearing; a patch with no ground
+    nearer than the far plane places nothing (its kind is seen, but not where). From above a patch is
+    a tile of the window around the player, turned into (ahead, right) by the player's facing."""
+    from mineclip.sim import firstperson
+    from mineclip.sim.state import VIEW_OFFSET
+
+    from .head import PATCH_DISTANCE, frame_tokens
+    from .percipient import as_frames
+
+    head = percipient.head
+    if head is None or not head.kinds:
+        return {}, None
+    x = as_frames(frame)[-1:]
+    p = head.tile_probs(frame_tokens(percipient.rm, x))[0].numpy()  # [16 * 9, K], x-major
+    rows = 9
+    f, (rx, ry) = (int(facing[0]), int(facing[1])), turn(facing, "right")
+
+    def place(i: int) -> tuple[int, int] | None:
+        px, py = divmod(i, rows)
+        if head.view == "first_person":
+            ahead = float(PATCH_DISTANCE[i])
+            if not np.isfinite(ahead):
+                return None
+            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
+            return max(1, int(round(ahead))), int(round(right))
+        dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
+        return dx * f[0] + dy * f[1], dx * rx + dy * ry
+
+    placed = [place(i) for i in range(p.shape[0])]
+    where = {kind: sorted({placed[i] for i in np.nonzero(p[:, k] >= LOCATE_P)[0] if placed[i] is not None})
+             for k, kind in enumerate(head.kinds)}
+    return {k: v for k, v in where.items() if v}, {t for t in placed if t is not None}
 
 
 def _detour(performer: ScriptedAgent, env, kind: str) -> Iterator[int]:

@@ -29,7 +29,9 @@ def benchmark_tables(result: dict) -> str:
     means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | | " for n in names]
     lines.append("| mean F1 | |" + "|".join(means) + "|")
     succ = result["success"]
-    lines += ["", (f"Success per level ({result['settings']['episodes']} episodes per task on held-out worlds; "
+    st = result["settings"]
+    lines += ["", (f"Success per level ({st['episodes']} episodes per task on held-out worlds, "
+                   f"{st.get('agent', 'patroller')}, {st.get('placement', 'scene')} placement; "
                    "success (declared with a false condition / never declared though all held))"), "",
               "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
               "|---|" + "---|" * len(next(iter(succ.values())))]
