@@ -23,6 +23,7 @@ keeps glibc's defaults (`python bench/malloc.py` compares the two).
 from __future__ import annotations
 
 import argparse
+import functools
 import resource
 import statistics
 import time
@@ -77,8 +78,10 @@ def print_mfu(args, rates: dict, batches: list[dict], device: torch.device) -> N
         print(f"{name:<28} {precision:<11}: {achieved / 1e12:.2f} TFLOP/s{mfu}")
 
 
+@functools.cache
 def cpu_matmul_flops(dtype: torch.dtype, n: int = 2048, seconds: float = 3.0) -> float:
-    """FLOP/s of n x n matmuls in `dtype` on this CPU (best of repeated timings over about `seconds`)."""
+    """FLOP/s of n x n matmuls in `dtype` on this CPU (best of repeated timings over about `seconds`;
+    measured once per dtype in a run, so every row of a precision is divided by the same peak)."""
     g = torch.Generator().manual_seed(0)
     a, b = (torch.randn(n, n, generator=g).to(dtype) for _ in range(2))
     torch.mm(a, b)  # warm-up (oneDNN picks its kernel)
