@@ -94,7 +94,18 @@ def build_optimizer(model: nn.Module, settings: OptimizerSettings = OptimizerSet
     groups = param_groups(model, settings, pretrained)
     if not groups:
         raise ValueError("no trainable parameters: every parameter has requires_grad=False")
-    return torch.optim.AdamW(groups, lr=settings.lr, betas=tuple(settings.betas), eps=settings.eps, weight_decay=settings.weight_decay)
+    return torch.optim.AdamW(groups, lr=settings.lr, betas=tuple(settings.betas), eps=settings.eps,
+                             weight_decay=settings.weight_decay, fused=fused_supported(groups))
+
+
+def fused_supported(groups: list[dict]) -> bool:
+    """Whether torch's fused AdamW (one kernel over every parameter) can step these parameters: floating
+    point and all on CPU or all on CUDA. On the tiny default's 118 parameters, 2-core CPU, it takes 6 ms a
+    step where the per-parameter loop takes 44-48 ms (7% of the 0.68 s training step; process time of one
+    thread, 2026-11-29); the update is the same AdamW, up to float rounding."""
+    params = [p for g in groups for p in g["params"]]
+    devices = {p.device.type for p in params}
+    return len(devices) == 1 and devices <= {"cpu", "cuda"} and all(p.is_floating_point() for p in params)
 
 
 def cosine_with_warmup(step: int, total_steps: int, warmup_steps: int = WARMUP_STEPS, peak: float = PEAK_LR, final: float = FINAL_LR) -> float:

@@ -193,3 +193,47 @@ def test_text_dropout_rare_keeps_rare_words_and_drops_common_ones(tmp_path, tiny
         ClipDataModule(train_urls=str(tmp_path / "train"), text_dropout=0.2, text_dropout_rare=0.05)
     with pytest.raises(ValueError, match="text_dropout_rare"):  # before any clip is decoded
         ClipDataModule(train_urls=str(tmp_path / "train"), cache_train=True, text_dropout=0.2, text_dropout_rare=1.5)
+
+
+def test_prefetched_batches_are_the_batches_in_their_order(tmp_path, tiny_shards):
+    """Drawing batches ahead in a thread changes neither what is served nor its order."""
+    import torch
+
+    tiny_shards(tmp_path / "train", 6, max_shard_samples=3)
+
+    def epochs(prefetch):
+        ds = CachedClips([str(tmp_path / "train")], batch_size=2, num_frames=2, resolution=(32, 48),
+                         epoch_length=12, crop_scale=(0.5, 1.0), progress=False, prefetch=prefetch)
+        return [list(ds) for _ in range(2)]
+
+    plain, ahead = epochs(0), epochs(2)
+    assert [[b["text"] for b in e] for e in plain] == [[b["text"] for b in e] for e in ahead]
+    assert all(torch.equal(a["video"], b["video"]) for ea, eb in zip(plain, ahead) for a, b in zip(ea, eb))
+
+
+def test_prefetch_hands_on_an_error_and_stops_its_thread_when_closed():
+    import threading
+
+    from mineclip.data.cache import prefetched
+
+    def failing():
+        yield 1
+        raise RuntimeError("clip 2 is broken")
+
+    it = prefetched(failing(), 2)
+    assert next(it) == 1
+    with pytest.raises(RuntimeError, match="clip 2 is broken"):
+        next(it)
+
+    drawn = []
+
+    def endless():
+        while True:
+            drawn.append(len(drawn))
+            yield drawn[-1]
+
+    it = prefetched(endless(), 2)
+    assert [next(it) for _ in range(3)] == [0, 1, 2]
+    it.close()  # an epoch stopped early: the thread ends instead of drawing forever
+    assert not any(t.name == "cached-clips-prefetch" for t in threading.enumerate())
+    assert len(drawn) <= 3 + 2 + 1  # at most the buffer's depth (and the one in hand) ahead
