@@ -63,9 +63,12 @@ ABLATIONS = ("full", "blind", "fixed")
 # steps a sub-objective may take before the Patroller calls it failed, by the atom's kind
 BUDGET = {"find": 120, "collect": 100, "eat": 100, "defeat": 40, "place": 40, "make": 60}
 THREAT = 3  # a zombie remembered this near (Manhattan) is fought first
-LOW = 3  # drink or food at or below this is restored first, when water or a cow is known
+LOW = 1  # drink or food at or below this is restored first, when water or a cow is known (3 cost more than it saved)
 HITS = 4  # blind: times it hits what blocked its step before turning away
 SURVIVAL = ("defeat_zombie", "collect_drink", "eat_cow")
+# the kinds of atom the Performer can do, in the order a step's pre-tasks are prepared: utilities,
+# then tools, then what is consumed, then the thing to act on
+ACTIONS = ("place", "make", "collect", "eat", "defeat", "find")
 
 
 def process_level(task) -> str:
@@ -175,9 +178,7 @@ class Planner:
         if self.graph.mode(atom) == "or" and pre:
             seen = [p for p in pre if target_of(p) in self._known]
             pre = [(seen or pre)[0]]
-        # utilities first, then tools, then what is consumed, then the thing to act on
-        pre.sort(key=lambda p: ("place", "make", "collect", "eat", "defeat", "find").index(split_atom(p)[0])
-                 if split_atom(p)[0] in ("place", "make", "collect", "eat", "defeat", "find") else 9)
+        pre.sort(key=lambda p: ACTIONS.index(split_atom(p)[0]) if split_atom(p)[0] in ACTIONS else len(ACTIONS))
         for _ in range(6):  # preparing one need can consume another (a table eats the wood): until all hold
             for p in pre:
                 pk, pw = split_atom(p)
@@ -185,7 +186,8 @@ class Planner:
             if all(self._inv[i] >= k for i, k in {**uses, **needs}.items()) and all(
                     u in self._placed for u in recipe.get("nearby", [])):
                 break
-        self._emit(atom)
+        if kind in ACTIONS:  # abstract atoms (an OR like obtain_food) are done by their pre-tasks
+            self._emit(atom)
         for item, k in uses.items():
             self._inv[item] -= k
         if kind == "make":
