@@ -55,7 +55,7 @@ from mineclip.sim.vocab import COLLECT, CREATURES, MAKE, PLACE, SOURCES, VITALS
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.pretasks import PreTaskGraph, criterion_atoms, task_graph
 
-from .seeker import FP, FORGET, NOOP, Observation, Seeker, Sight, observe, to_ego
+from .seeker import FORGET, FP, NOOP, Observation, Seeker, Sight, observe, to_ego
 
 PROCESS_TAG = "mp5-process"
 LEVELS = ("basic", "wooden", "stone", "iron", "diamond")  # MP5's five process levels (its table 2)
@@ -160,9 +160,8 @@ class Planner:
                 self._emit(atom)
             self._known.add(what)  # found once, in the plan
             return
-        if kind == "place" and not root:
-            if what in self._placed:
-                return
+        if kind == "place" and not root and what in self._placed:
+            return
         if kind in ("collect", "make") and not root:
             while self._inv[what] < n:
                 self._once(atom, depth)
@@ -181,8 +180,8 @@ class Planner:
         pre.sort(key=lambda p: ACTIONS.index(split_atom(p)[0]) if split_atom(p)[0] in ACTIONS else len(ACTIONS))
         for _ in range(6):  # preparing one need can consume another (a table eats the wood): until all hold
             for p in pre:
-                pk, pw = split_atom(p)
-                self._achieve(p, uses.get(pw, needs.get(pw, 1)), depth=depth + 1)
+                item = split_atom(p)[1]
+                self._achieve(p, uses.get(item, needs.get(item, 1)), depth=depth + 1)
             if all(self._inv[i] >= k for i, k in {**uses, **needs}.items()) and all(
                     u in self._placed for u in recipe.get("nearby", [])):
                 break

@@ -16,7 +16,16 @@ from dataclasses import asdict, dataclass, field
 
 from mineclip.sim.view import check_view
 
-from .planner import ABLATIONS, FP, LEVELS, PerformerMemory, ProcessAgent, perform, process_level, process_tasks
+from .planner import (
+    ABLATIONS,
+    FP,
+    LEVELS,
+    PerformerMemory,
+    ProcessAgent,
+    perform,
+    process_level,
+    process_tasks,
+)
 
 ABLATION_NAMES = {"full": "full agent", "blind": "without perception during execution",
                   "fixed": "without situation-aware planning"}

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from mineclip.perception.process import ABLATION_NAMES, ProcessSettings, process_markdown, run_process, wilson
+from mineclip.perception.process import (
+    ABLATION_NAMES,
+    ProcessSettings,
+    process_markdown,
+    run_process,
+    wilson,
+)
 from mineclip.tasks.world_seeds import world_seeds
 
 REPO = Path(__file__).resolve().parents[2]

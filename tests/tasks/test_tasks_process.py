@@ -2,6 +2,8 @@
 technology tree at MP5's five levels, deeper graphs at higher levels, from scratch at a random spawn,
 some with a perception-dependent first step, and kept out of the suite the pipeline trains on."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ def test_at_least_twelve_process_tasks_cover_mp5s_five_levels_with_deeper_graphs
     tasks = process_tasks()
     assert len(tasks) >= 12 and {process_level(t) for t in tasks} == set(LEVELS)
     depth = {lv: np.mean([len(task_graph(t).vertices) for t in tasks if process_level(t) == lv]) for lv in LEVELS}
-    assert all(depth[a] < depth[b] for a, b in zip(LEVELS, LEVELS[1:])), depth
+    assert all(depth[a] < depth[b] for a, b in itertools.pairwise(LEVELS)), depth
     assert {"wood_pickaxe", "stone_pickaxe", "furnace", "iron_pickaxe", "diamond"} <= {
         a.split("_", 1)[1] for t in tasks for a in task_graph(t).roots}
 
