@@ -26,6 +26,15 @@
     python bench/perception.py --success-only --agent seeker --placement hidden --view first_person \
         --perceivers ground_truth --episodes 10
 
+   `--process` measures MP5's process-dependent tasks instead (its table 4 in kind,
+   `mineclip.perception.process`): success per level (basic, wooden, stone, iron, diamond) of the
+   planning agent (`mineclip.perception.planner`), without perception during execution and without
+   situation-aware planning, on `--episodes` held-out worlds per task, with Wilson intervals;
+   `--drop P` adds MP5's Random Drop. No model needed (the ground-truth perceiver):
+
+    python bench/perception.py --process --view first_person --episodes 30 --workers 2
+    python bench/perception.py --process --view first_person --episodes 30 --drop 0.25
+
 3. The judge by conditions (soft AND of per-condition P, abstaining when a needed condition is
    unsure) against the whole-prompt judge: mean F1 on the pipeline's evaluation set and on the
    context tasks recorded on held-out worlds (runs/default/evalset/context, what the pipeline recorded).
@@ -52,6 +61,7 @@ from mineclip.perception.benchmark import (
     success_markdown,
 )
 from mineclip.perception.patroller import PERCEIVERS
+from mineclip.perception.process import ProcessSettings, process_markdown, run_process
 from mineclip.perception.tables import tables_json, tables_markdown
 from mineclip.pipeline import load_preset
 from mineclip.reward import MODES
@@ -97,9 +107,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--perceivers", default="ground_truth",
                    help=f"with --success-only: comma-separated, among {list(PERCEIVERS)} (the learned ones read "
                         "the artifact's saved head and thresholds)")
+    p.add_argument("--process", action="store_true",
+                   help="MP5's process-dependent tasks per level: the planning agent and its ablations (no model "
+                        "needed); --perceivers takes ground_truth or active")
+    p.add_argument("--ablations", default="full,blind,fixed", help="with --process: comma-separated agents")
+    p.add_argument("--drop", type=float, default=0.0,
+                   help="with --process: MP5's Random Drop, its probability at the start of each sub-objective")
+    p.add_argument("--workers", type=int, default=1, help="with --process: processes playing the episodes")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
     tasks = [t for t in a.tasks.split(",") if t]
+    if a.process:
+        perceiver = (a.perceivers.split(",") or ["ground_truth"])[0]
+        if perceiver != "ground_truth" and not Path(a.model).is_dir():
+            print(f"no artifact at {a.model}: the {perceiver} perceiver needs one", file=sys.stderr)
+            return 1
+        result = run_process(ProcessSettings([x for x in a.ablations.split(",") if x], a.episodes, tasks, a.view,
+                                             perceiver, a.model if perceiver != "ground_truth" else None, a.drop,
+                                             a.workers, not a.json))
+        print(json.dumps({k: result[k] for k in ("settings", "success", "tasks", "seconds")}, indent=1)
+              if a.json else process_markdown(result))
+        return 0
     if a.success_only:
         perceivers = [n for n in a.perceivers.split(",") if n]
         learned = set(perceivers) - {"ground_truth"}

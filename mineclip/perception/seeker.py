@@ -2,8 +2,8 @@
 confirmed, and walks to it from memory. Made for the first-person view (MP5's agent sees what a
 player sees); it runs from above too.
 
-**What it reads** (`Observation`, built by `observe` outside the agent): the frame, the inventory,
-and its own pose: where it is relative to where the episode started and which way it faces (the
+**What it reads** (`Observation`, built by `observe` outside the agent): the frame, the inventory
+(and crafter's record of its achievements), and its own pose: where it is relative to where the episode started and which way it faces (the
 compass and odometry MineDojo gives its agents: it knows how it moved, not what is around). Each step
 the episode's runner asks the perceiver about the frame (`look`): the answers about the task's
 conditions (`yes`, `no`, `unsure`) and where in the view it sees things (`Sight`: tiles ahead and to
@@ -72,6 +72,7 @@ class Observation:
     pose: tuple[int, int]  # tiles from where the episode started (crafter's axes: x right, y down)
     facing: tuple[int, int]
     step: int
+    achievements: dict = field(default_factory=dict)  # the player's own record (crafter's info), counts since reset
 
 
 @dataclass
@@ -90,7 +91,8 @@ def observe(env, start: tuple[int, int]) -> Observation:
     player = env.player
     pos = (int(player.pos[0]) - start[0], int(player.pos[1]) - start[1])
     return Observation(np.array(env.render(), copy=True), dict(player.inventory), pos,
-                       (int(player.facing[0]), int(player.facing[1])), int(env.state.step))
+                       (int(player.facing[0]), int(player.facing[1])), int(env.state.step),
+                       dict(player.achievements))
 
 
 def look(perceiver, env, frame, conditions: list[Condition], facing) -> Sight:

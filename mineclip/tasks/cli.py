@@ -194,8 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--category", help="only this category (harvest, combat, techtree, survival, creative)")
     s.add_argument("--kind", choices=["programmatic", "creative"], help="only programmatic or creative tasks")
     s.add_argument("--tag", help="only tasks with this tag (table1, mcu-molecule, naive, generated, ...)")
-    s.add_argument("--catalogue", default="suite", choices=["suite", "generated", "context", "all"],
-                   help="the hand-written suite (default), the generated catalogue, MP5's context levels, or all")
+    s.add_argument("--catalogue", default="suite", choices=["suite", "generated", "context", "process", "all"],
+                   help="the hand-written suite (default), the generated catalogue, MP5's context levels, its process levels, or all")
     s.add_argument("--min-difficulty", type=float, help="only tasks whose overall difficulty is at least this")
     s.add_argument("--max-difficulty", type=float, help="only tasks whose overall difficulty is at most this")
     s.add_argument("--all", action="store_true", help="include imported (non-crafter) tasks")

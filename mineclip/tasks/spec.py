@@ -29,8 +29,9 @@ from mineclip.sim.state import EpisodeContext
 CATEGORIES = ("harvest", "combat", "techtree", "survival", "creative")
 KINDS = ("programmatic", "creative")
 # the hand-written suite; the template-generated catalogue (tasks.generator); MP5's context tasks at
-# four levels that are not in the suite (its training clips and negatives stay as they are)
-CATALOGUES = ("suite", "generated", "context")
+# four levels that are not in the suite (its training clips and negatives stay as they are); MP5's
+# process-dependent tasks at five levels, from scratch (`suite/process.yaml`), not in the suite either
+CATALOGUES = ("suite", "generated", "context", "process")
 Criterion = Callable[[EpisodeContext], bool]
 
 

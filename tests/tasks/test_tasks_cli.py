@@ -22,8 +22,9 @@ def test_difficulty_prints_six_scores_for_every_task_and_json_keyed_by_task(caps
 
     assert main(["difficulty", "--json"]) == 0
     scores = json.loads(capsys.readouterr().out)
-    # MP5's context levels (catalogue `context`) are not scored: the cache holds the suite and generated ones
-    assert set(scores) == {t.id for t in list_tasks(catalogue="all") if t.catalogue != "context"}
+    # MP5's context and process levels (catalogues `context`, `process`) are not scored: the cache
+    # holds the suite and generated ones
+    assert set(scores) == {t.id for t in list_tasks(catalogue="all") if t.catalogue not in ("context", "process")}
     assert all(all(0 <= s[k] <= 5 for k in SCORES) for s in scores.values())
     assert main(["difficulty", "--catalogue", "suite"]) == 0
     out = capsys.readouterr().out

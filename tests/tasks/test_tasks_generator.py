@@ -36,7 +36,7 @@ def test_generated_tasks_stay_out_of_the_suite_and_its_prompts():
     assert len(prompts) == 50 and prompts[0] == "hunt a cow"
     assert len(all_prompts(catalogue="all")) > len(prompts)
     assert len(list_tasks(catalogue="all")) == 50 + len(list_tasks(catalogue="generated")) + len(
-        list_tasks(catalogue="context"))
+        list_tasks(catalogue="context")) + len(list_tasks(catalogue="process"))
     with pytest.raises(ValueError, match="expected catalogue"):
         list_tasks(catalogue="mine")
 
