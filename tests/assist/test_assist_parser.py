@@ -136,3 +136,30 @@ def test_decoding_gives_the_likeliest_dictionary_the_schema_allows():
     d2, _, _ = decode(probs2, logits2, tags, classes)
     assert d2["action"]["location"]["reference_object"]["has_name"] == [0, [2, 2]]
     assert check(d, len(words)) == [] and check(d2, len(words)) == []
+
+
+def test_a_slot_begun_twice_in_a_row_is_one_span():
+    from mineclip.assist.parser.infer import repair_bio
+
+    assert repair_bio(["O", "B-OBJ", "B-OBJ", "O", "B-LOC"]) == ["O", "B-OBJ", "I-OBJ", "O", "B-LOC"]
+    assert repair_bio(["B-COUNT", "B-OBJ", "I-OBJ", "B-OBJ"]) == ["B-COUNT", "B-OBJ", "I-OBJ", "I-OBJ"]
+    assert repair_bio(["B-OBJ", "O", "B-OBJ"]) == ["B-OBJ", "O", "B-OBJ"]  # apart: two runs, the first kept
+
+
+def test_an_ensemble_averages_its_networks_and_saves_as_one_artifact(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    nets = [Parser(ParserConfig(vocab=["<pad>", "<unk>", "go", w], dim=8, hidden=8)) for w in ("tree", "cow")]
+    out = save_parser(nets, tmp_path, {"note": "two"})
+    assert sorted(p.name for p in out.iterdir()) == ["parser.json", "parser.safetensors"]
+    loaded = load_parser(out)
+    assert len(loaded.networks) == 2 and loaded.info == {"note": "two"}
+    assert loaded.vocabulary == {"<pad>", "<unk>", "go", "tree", "cow"}
+    words = [["go", "to", "the", "tree"]]
+    with torch.inference_mode():
+        tags, classes = loaded._probabilities(words)
+        alone = [LoadedParser(n)._probabilities(words) for n in nets]
+    assert torch.allclose(tags, (alone[0][0] + alone[1][0]) / 2)
+    assert torch.allclose(classes["action_type"], (alone[0][1]["action_type"] + alone[1][1]["action_type"]) / 2)
+    assert loaded.parse("go to the tree").action_dict == LoadedParser(nets).parse("go to the tree").action_dict
