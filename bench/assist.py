@@ -52,7 +52,8 @@ def parser_section() -> dict:
     parser = load_parser()
     measured = measure_parser(parser)
     s = read_parser_info()["settings"]
-    seen = {p["text"].lower().rstrip(".!?") for p in generate_pairs(s["examples"], seed=s["seed"], oov=s["oov"])}
+    seen = {p["text"].lower().rstrip(".!?") for k in range(s.get("members", 1))  # every member's training pairs
+            for p in generate_pairs(s["examples"], seed=s["seed"] + k, oov=s["oov"])}
     measured["generated"] = evaluate_parser(parser, held_out_generated(2000, s["seed"], s["oov"], seen))
     test = load_handwritten("test")
     t = time.perf_counter()

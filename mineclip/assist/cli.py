@@ -53,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="passes over the crowd's train split per pass over the generated pairs (0: generated only)")
     t.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training pairs")
     t.add_argument("--seed", type=int, default=d.seed, help="seed of the generator and the initial weights")
+    t.add_argument("--members", type=int, default=d.members,
+                   help="networks of an ensemble whose probabilities are averaged, member K trained with seed + K")
+    t.add_argument("--kind-weight", type=float, default=d.kind_weight,
+                   help="weight rare kinds of request: class weights (count / mean count) ** -W on the dialogue and "
+                        "action types (0: none)")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
     q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
                        description="Parse messages, one per line (a file, or stdin), into action dictionaries: one "
@@ -103,7 +108,7 @@ def _train_parser(a: argparse.Namespace) -> int:
 
     out = a.out or default_out()
     settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
-                              threads=a.threads)
+                              members=a.members, kind_weight=a.kind_weight, threads=a.threads)
     _, metrics = train_parser(settings, out, handwritten=load_handwritten("test"))
     print(format_metrics("generated test split", metrics["generated_test"]))
     print(format_metrics("crowd validation split", metrics["crowd_validation"]))

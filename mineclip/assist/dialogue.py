@@ -119,7 +119,7 @@ class DialogueManager:
     def __init__(self, parser: LoadedParser, executor: Executor, judge: CommandJudge | None = None):
         self.parser, self.ex, self.judge = parser, executor, judge
         self.stack: list[Interpreter] = []
-        self.vocabulary = set(parser.network.config.vocab)
+        self.vocabulary = parser.vocabulary
 
     def _waiting(self) -> str:
         """A reminder of the question still waiting on the dialogue stack, or ''."""

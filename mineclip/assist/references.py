@@ -137,6 +137,8 @@ def annotate(d: dict, words: list[str]) -> dict:
             named = _named_object(words, up["has_name"][1][0])
             if named is not None:
                 up["reference_object"] = named
+        elif "has_name" in up and "has_name" in up.get("reference_object", {}):  # the parser marked the object
+            _mark_named(up["reference_object"], words)  # (its other keys were read with every reference's)
     return d
 
 
@@ -165,12 +167,21 @@ def _named_object(words: list[str], name_start: int) -> dict | None:
     if not nouns or any(words[i] in PLACE_WORDS for i in nouns):
         return None
     head = nouns[0]
-    ref = {"has_name": [0, [head, head]]}
+    ref = _mark_named({"has_name": [0, [head, head]]}, words)
+    _annotate(ref, words)
+    return ref
+
+
+def _mark_named(ref: dict, words: list[str]) -> dict:
+    """The object a name is given to, marked: the last thing talked about ('call it home') or something the
+    agent built ('call that wall home': crafter's walls, shapes and paths are built, not found)."""
+    if "coref" in ref or "built_by_agent" in ref:
+        return ref
+    head = ref["has_name"][1][1]
     if words[head] in PRONOUNS:
         ref["coref"] = "LAST"
     elif lx.shape_of(words[head]) or lx.kind_of(words[head]) in ("path",) or words[head] in ("one", "thing"):
         ref["built_by_agent"] = True
-    _annotate(ref, words)
     return ref
 
 

@@ -104,6 +104,17 @@ def test_a_verb_of_ours_decides_the_action(crowd_text, old, kind, thing):
     assert span_text(c.words, ref["has_name"]) == thing
 
 
+def test_reference_objects_are_named_without_their_determiners():
+    # annotators mark "the hill" or "hill" for the same command; ours, like the hand-written set, names "hill"
+    hill = convert({"Move": {"location": {"location_type": "BlockObject",
+                                          "location_reference_object": {"has_name_": [2, 3]}}}}, "climb up the hill")
+    assert _said(hill)["action"]["location"]["reference_object"] == {"has_name": "hill"}
+    rooms = convert({"Destroy": {"action_reference_object": {"has_name_": [1, 4]}}}, "destroy these two old rooms")
+    assert _said(rooms)["action"]["reference_object"] == {"has_name": "two old rooms"}
+    this = convert({"Destroy": {"action_reference_object": {"has_name_": [1, 1]}}}, "destroy this")
+    assert _said(this)["action"]["reference_object"] == {"has_name": "this"}  # a determiner alone stays
+
+
 def test_build_keeps_shapes_blocks_and_names_apart():
     plant = convert({"OtherAction": {"action_reference_object": {"has_name_": [2, 2]}}}, "plant two trees")
     assert _said(plant)["action"] == {"action_type": "BUILD", "schematic": {"has_block_type": "trees",

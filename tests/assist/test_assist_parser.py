@@ -6,6 +6,7 @@ from mineclip.assist.handwritten import load_handwritten
 from mineclip.assist.parser.infer import (
     LoadedParser,
     decode,
+    default_dir,
     load_parser,
     read_parser_info,
     save_parser,
@@ -41,15 +42,19 @@ def test_a_tiny_parser_learns_from_generated_pairs(tmp_path):
 def test_the_packaged_parser_meets_its_goals_and_holds_its_crowd_figures():
     parser = load_parser()
     info = read_parser_info()
-    assert info["parameters"] < 1_500_000 and info["steps"] > 0 and info["pairs"]["crowd_train"] == 3633
+    # an ensemble of three networks: each stays under 1.5M parameters, the artifact under 12 MB
+    assert len(parser.networks) == info["settings"]["members"] == 3
+    assert all(sum(p.numel() for p in n.parameters()) < 1_500_000 for n in parser.networks)
+    assert (default_dir() / "parser.safetensors").stat().st_size < 12_000_000
+    assert info["steps"] > 0 and info["pairs"]["crowd_train"] == 3633
     hand = evaluate_parser(parser, load_handwritten("test"))
     assert hand["n"] >= 200 and hand["exact_match"] >= 0.80
     generated = evaluate_parser(parser, generate_pairs(500, seed=12345))
     assert generated["exact_match"] >= 0.93
-    # the crowd test split: 0.807 kind and 0.629 reference span measured (goals 0.85 and 0.75 not met;
-    # two annotators agree 0.863 and 0.669); a regression below these fails
+    # the crowd test split: 0.832 kind and 0.672 reference span measured (goals 0.85 and 0.75 not met;
+    # two annotators agree 0.863 and 0.720); a regression below these fails
     crowd = evaluate_parser(parser, load_crowd("test"))
-    assert crowd["kind_accuracy"] >= 0.80 and crowd["reference_span"] >= 0.60
+    assert crowd["kind_accuracy"] >= 0.82 and crowd["reference_span"] >= 0.65
 
 
 @pytest.mark.parametrize("text, span_words", [
@@ -136,3 +141,30 @@ def test_decoding_gives_the_likeliest_dictionary_the_schema_allows():
     d2, _, _ = decode(probs2, logits2, tags, classes)
     assert d2["action"]["location"]["reference_object"]["has_name"] == [0, [2, 2]]
     assert check(d, len(words)) == [] and check(d2, len(words)) == []
+
+
+def test_a_slot_begun_twice_in_a_row_is_one_span():
+    from mineclip.assist.parser.infer import repair_bio
+
+    assert repair_bio(["O", "B-OBJ", "B-OBJ", "O", "B-LOC"]) == ["O", "B-OBJ", "I-OBJ", "O", "B-LOC"]
+    assert repair_bio(["B-COUNT", "B-OBJ", "I-OBJ", "B-OBJ"]) == ["B-COUNT", "B-OBJ", "I-OBJ", "I-OBJ"]
+    assert repair_bio(["B-OBJ", "O", "B-OBJ"]) == ["B-OBJ", "O", "B-OBJ"]  # apart: two runs, the first kept
+
+
+def test_an_ensemble_averages_its_networks_and_saves_as_one_artifact(tmp_path):
+    import torch
+
+    torch.manual_seed(0)
+    nets = [Parser(ParserConfig(vocab=["<pad>", "<unk>", "go", w], dim=8, hidden=8)) for w in ("tree", "cow")]
+    out = save_parser(nets, tmp_path, {"note": "two"})
+    assert sorted(p.name for p in out.iterdir()) == ["parser.json", "parser.safetensors"]
+    loaded = load_parser(out)
+    assert len(loaded.networks) == 2 and loaded.info == {"note": "two"}
+    assert loaded.vocabulary == {"<pad>", "<unk>", "go", "tree", "cow"}
+    words = [["go", "to", "the", "tree"]]
+    with torch.inference_mode():
+        tags, classes = loaded._probabilities(words)
+        alone = [LoadedParser(n)._probabilities(words) for n in nets]
+    assert torch.allclose(tags, (alone[0][0] + alone[1][0]) / 2)
+    assert torch.allclose(classes["action_type"], (alone[0][1]["action_type"] + alone[1][1]["action_type"]) / 2)
+    assert loaded.parse("go to the tree").action_dict == LoadedParser(nets).parse("go to the tree").action_dict

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -36,14 +37,22 @@ class Parse:
     problems: list[str] = field(default_factory=list)  # why the network's output was not a valid dictionary
 
 
-def save_parser(parser: Parser, out_dir: str | os.PathLike, info: dict | None = None) -> Path:
-    """Write a parser artifact (weights as safetensors, config and training info as JSON)."""
+def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, info: dict | None = None) -> Path:
+    """Write a parser artifact (weights as safetensors, config and training info as JSON); several networks
+    are an ensemble, their weights under `members.K.` and their configs under "members"."""
     from safetensors.torch import save_file
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in parser.state_dict().items()}, str(out / WEIGHTS))
-    (out / CONFIG).write_text(json.dumps({"config": parser.config.to_dict(), "info": info or {}}, indent=1))
+    nets = [parser] if isinstance(parser, Parser) else list(parser)
+    if len(nets) == 1:
+        tensors = nets[0].state_dict()
+        meta = {"config": nets[0].config.to_dict(), "info": info or {}}
+    else:
+        tensors = {f"members.{k}.{name}": v for k, net in enumerate(nets) for name, v in net.state_dict().items()}
+        meta = {"config": nets[0].config.to_dict(), "members": [n.config.to_dict() for n in nets], "info": info or {}}
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(out / WEIGHTS))
+    (out / CONFIG).write_text(json.dumps(meta, indent=1))
     return out
 
 
@@ -75,6 +84,17 @@ def _fill_required(frame: Frame, tag_logits: torch.Tensor, tags: list[str]) -> F
     return Frame(dict(frame.classes), {**frame.spans, slot: (i, i)})
 
 
+def repair_bio(tags: list[str]) -> list[str]:
+    """Tags with a B- right after a run of the same slot read as I-: a slot has one span, so 'B-OBJ B-OBJ'
+    ('pressure plate', 'red castle', where the tagger hesitates between B- and I- on the second word) can only
+    be one span, not its first word."""
+    out = list(tags)
+    for i in range(1, len(out)):
+        if out[i].startswith("B-") and out[i - 1] != "O" and out[i - 1][2:] == out[i][2:]:
+            out[i] = "I-" + out[i][2:]
+    return out
+
+
 def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[str],
            classes: dict[str, list[str]], tries: int = 6) -> tuple[dict, Frame, list[str]]:
     """The likeliest dictionary the schema allows: the most probable tags and classes, else the next most
@@ -83,7 +103,7 @@ def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[
     probable frame: empty when it was valid as it came)."""
     n = tag_logits.shape[0]
     best = {name: classes[name][int(p.argmax())] for name, p in probs.items()}
-    spans = spans_of([tags[int(t)] for t in tag_logits.argmax(-1)])
+    spans = spans_of(repair_bio([tags[int(t)] for t in tag_logits.argmax(-1)]))
     pairs = [(float(pd * pa), dt, at) for dt, pd in zip(classes["dialogue_type"], probs["dialogue_type"])
              for at, pa in zip(classes["action_type"], probs["action_type"])
              if (dt == "HUMAN_GIVE_COMMAND") == (at != "NONE")]
@@ -102,11 +122,23 @@ def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[
 
 
 class LoadedParser:
-    """A parser ready to parse messages."""
+    """A parser ready to parse messages: one network, or several (an ensemble) whose probabilities are
+    averaged, tag by tag and field by field, before decoding."""
 
-    def __init__(self, network: Parser, info: dict | None = None):
-        self.network = network.eval()
+    def __init__(self, network: Parser | Sequence[Parser], info: dict | None = None):
+        self.networks = [n.eval() for n in ([network] if isinstance(network, Parser) else network)]
+        if not self.networks:
+            raise ValueError("a parser needs at least one network")
+        first = self.networks[0].config
+        if any(n.config.tags != first.tags or n.config.classes != first.classes for n in self.networks):
+            raise ValueError("the networks of an ensemble must predict the same tags and classes")
+        self.network = self.networks[0]
         self.info = info or {}
+
+    @property
+    def vocabulary(self) -> set[str]:
+        """The words some network of the parser knows."""
+        return {w for n in self.networks for w in n.config.vocab}
 
     def parse_many(self, texts: list[str]) -> list[Parse]:
         """Parse several messages in one batch."""
@@ -117,6 +149,20 @@ class LoadedParser:
         finally:
             torch.set_num_threads(threads)
 
+    def _probabilities(self, words: list[list[str]]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Tag probabilities [B, T, tags] and class probabilities {field: [B, classes]}, averaged over the
+        networks."""
+        tag_p, class_p = None, None
+        for net in self.networks:
+            ids, grams, mask = net.encode_words(words)
+            tag_logits, class_logits = net(ids, grams, mask)
+            t = tag_logits.softmax(-1)
+            c = {name: logits.softmax(-1) for name, logits in class_logits.items()}
+            tag_p = t if tag_p is None else tag_p + t
+            class_p = c if class_p is None else {k: class_p[k] + v for k, v in c.items()}
+        k = len(self.networks)
+        return tag_p / k, {name: p / k for name, p in class_p.items()}
+
     @torch.inference_mode()
     def _parse_many(self, texts: list[str]) -> list[Parse]:
         words = [tokenize(t) for t in texts]
@@ -126,13 +172,15 @@ class LoadedParser:
             if not w:
                 out[i] = Parse(w, {"dialogue_type": "NOOP"}, Frame({"dialogue_type": "NOOP"}).normalised(), {})
         if todo:
-            ids, grams, mask = self.network.encode_words([words[i] for i in todo])
-            tag_logits, class_logits = self.network(ids, grams, mask)
+            tag_p, class_p = self._probabilities([words[i] for i in todo])
+            # log-probabilities: a required slot's word is the likeliest beginning among words, which raw
+            # logits (unnormalised per word) do not compare
+            tag_scores = tag_p.clamp_min(1e-12).log()
             names, classes = self.network.config.tags, self.network.config.classes
             for row, i in enumerate(todo):
                 n = len(words[i])
-                probs = {name: logits[row].softmax(-1) for name, logits in class_logits.items()}
-                d, frame, problems = decode(probs, tag_logits[row, :n], names, classes)
+                probs = {name: p[row] for name, p in class_p.items()}
+                d, frame, problems = decode(probs, tag_scores[row, :n], names, classes)
                 conf = {name: float(frame_p[classes[name].index(frame.get(name))]) if frame.get(name) in classes[name]
                         else 0.0 for name, frame_p in probs.items()}
                 out[i] = Parse(words[i], d, frame, conf, problems)
@@ -144,7 +192,7 @@ class LoadedParser:
 
 
 def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
-    """A saved parser (default: the packaged one)."""
+    """A saved parser (default: the packaged one): one network, or the members of an ensemble."""
     from safetensors.torch import load_file
 
     d = Path(path) if path else default_dir()
@@ -152,16 +200,22 @@ def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
         raise FileNotFoundError(f"no parser in {d} (expected {WEIGHTS} and {CONFIG}); "
                                 "train one with `mineclip assist train-parser --out DIR`")
     meta = json.loads((d / CONFIG).read_text())
-    config = ParserConfig.from_dict(meta["config"])
+    configs = [ParserConfig.from_dict(c) for c in meta.get("members") or [meta["config"]]]
     # a parser of an older schema (fewer fields or values) still loads: the fields it lacks read as NONE
-    unknown = {f"{k}={v}" for k, vs in config.classes.items() for v in vs if v not in CLASSES.get(k, ())}
-    unknown |= set(config.tags) - set(TAGS)
+    unknown = {f"{k}={v}" for config in configs for k, vs in config.classes.items() for v in vs
+               if v not in CLASSES.get(k, ())}
+    unknown |= {t for config in configs for t in config.tags} - set(TAGS)
     if unknown:
         raise SchemaError(f"the parser in {d} predicts {sorted(unknown)[:5]}, which this schema has no field for; "
                           "retrain it")
-    net = Parser(config)
-    net.load_state_dict(load_file(str(d / WEIGHTS)))
-    return LoadedParser(net, meta.get("info", {}))
+    state = load_file(str(d / WEIGHTS))
+    nets = []
+    for k, config in enumerate(configs):
+        net = Parser(config)
+        prefix = f"members.{k}." if "members" in meta else ""
+        net.load_state_dict({name[len(prefix):]: v for name, v in state.items() if name.startswith(prefix)})
+        nets.append(net)
+    return LoadedParser(nets, meta.get("info", {}))
 
 
 @lru_cache(maxsize=4)
