@@ -24,6 +24,8 @@ from mineclip.perception.planner import (
 from mineclip.perception.seeker import Sight, observe
 from mineclip.sim.vocab import MAKE, PLACE
 from mineclip.tasks.env import CrafterTaskEnv
+
+from helpers.blindfold import GuardedEnv, guarded
 from mineclip.tasks.pretasks import PreTaskGraph, task_graph
 from mineclip.tasks.registry import get_task
 
@@ -31,48 +33,7 @@ FP = "first_person"
 WORLD = 1_400_001  # a held-out world (perception_eval) where every ablation but blind makes a wooden pickaxe
 
 
-class Forbidden:
-    """Stands in for a map of the world while the agent decides: any use of it fails the test."""
-
-    def __init__(self, name):
-        object.__setattr__(self, "_name", name)
-
-    def _fail(self, *args, **kwargs):
-        raise AssertionError(f"the agent read the world's {object.__getattribute__(self, '_name')}")
-
-    __getattr__ = __getitem__ = __iter__ = __len__ = __array__ = __contains__ = __bool__ = _fail
-    __eq__ = __lt__ = __int__ = __float__ = __call__ = _fail
-
-
-class GuardedEnv(CrafterTaskEnv):
-    last = None
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        GuardedEnv.last = self
-
-
-class GuardedAgent(ProcessAgent):
-    """The process agent, deciding while every map of the world (and the env's state) raises on use."""
-
-    calls = 0
-
-    def act(self, obs, sight):
-        env = GuardedEnv.last
-        world = env.world
-        hidden = dict(vars(world))
-        kept = {name: vars(env)[name] for name in ("context", "core", "first_person")}
-        try:
-            for name in hidden:
-                setattr(world, name, Forbidden(f"world.{name}"))
-            for name in kept:
-                vars(env)[name] = Forbidden(f"env.{name}")
-            GuardedAgent.calls += 1
-            return super().act(obs, sight)
-        finally:
-            for name, value in hidden.items():
-                setattr(world, name, value)
-            vars(env).update(kept)
+GuardedAgent = guarded(ProcessAgent)
 
 
 def test_the_process_agent_decides_with_the_worlds_maps_raising_and_still_succeeds(monkeypatch):

@@ -22,6 +22,8 @@ from mineclip.perception.seeker import Memory, Observation, Seeker, Sight, seek,
 from mineclip.sim.env import CrafterEnv
 from mineclip.sim.view import action_id
 from mineclip.tasks.env import CrafterTaskEnv
+
+from helpers.blindfold import Forbidden, GuardedEnv, guarded
 from mineclip.tasks.placement import HIDDEN_SHIFT, check_placement, placement_init, task_level
 from mineclip.tasks.registry import get_task
 
@@ -29,50 +31,7 @@ FP = "first_person"
 COW_BEHIND = {"time": "noon", "facing": [0, 1], "place": [{"what": "cow", "at": [0, -3]}]}
 
 
-class Forbidden:
-    """Stands in for a map of the world while the agent decides: any use of it fails the test."""
-
-    def __init__(self, name):
-        object.__setattr__(self, "_name", name)
-
-    def _fail(self, *args, **kwargs):
-        raise AssertionError(f"the agent read the world's {object.__getattribute__(self, '_name')}")
-
-    __getattr__ = __getitem__ = __iter__ = __len__ = __array__ = __contains__ = __bool__ = _fail
-    __eq__ = __lt__ = __int__ = __float__ = __call__ = _fail
-
-
-class GuardedEnv(CrafterTaskEnv):
-    """The task's env, remembered so that the guarded agent can hide its world while deciding."""
-
-    last = None
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        GuardedEnv.last = self
-
-
-class GuardedSeeker(Seeker):
-    """The Seeker, deciding while every map of the world (and the env's state) raises on use."""
-
-    calls = 0
-
-    def act(self, obs, sight):
-        env = GuardedEnv.last
-        world = env.world
-        hidden = {name: value for name, value in vars(world).items()}
-        kept = {name: vars(env)[name] for name in ("context", "core", "first_person")}
-        try:
-            for name in hidden:
-                setattr(world, name, Forbidden(f"world.{name}"))
-            for name in kept:
-                vars(env)[name] = Forbidden(f"env.{name}")
-            GuardedSeeker.calls += 1
-            return super().act(obs, sight)
-        finally:
-            for name, value in hidden.items():
-                setattr(world, name, value)
-            vars(env).update(kept)
+GuardedSeeker = guarded(Seeker)
 
 
 def test_the_seeker_decides_with_the_worlds_maps_raising_and_still_succeeds(monkeypatch):
