@@ -13,7 +13,7 @@ from mineclip.pipeline.summary import _perception_line
 
 def test_presets_carry_the_perception_sizes_and_a_preset_without_them_skips_the_stage(tmp_path):
     assert STAGES[-1] == "perception"
-    assert load_preset("default").perception == PerceptionSizes([], 50, 80)
+    assert load_preset("default").perception == PerceptionSizes([], 25, 80)
     bare = preset_from_dict("bare", {})
     assert bare.perception is None and "perception" not in bare.to_dict()
     assert stage_perception(tmp_path, bare, 1) == {"skipped": "the preset has no perception section"}
