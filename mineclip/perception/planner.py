@@ -55,7 +55,7 @@ from mineclip.sim.vocab import COLLECT, CREATURES, MAKE, PLACE, SOURCES, VITALS
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.pretasks import PreTaskGraph, criterion_atoms, task_graph
 
-from .seeker import FORGET, FP, NOOP, Observation, Seeker, Sight, observe, to_ego
+from .seeker import FORGET, FP, NOOP, Observation, Seeker, Sight, _dist, observe, to_ego
 
 PROCESS_TAG = "mp5-process"
 LEVELS = ("basic", "wooden", "stone", "iron", "diamond")  # MP5's five process levels (its table 2)
@@ -104,10 +104,6 @@ def target_of(atom: str) -> str | None:
 
 def cheb(a, b) -> int:
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
-
-
-def _dist(a, b) -> int:
-    return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
 
 @dataclass
