@@ -127,18 +127,12 @@ def run_context(s: ContextSettings) -> dict:
     from mineclip.tasks.registry import get_task
     from mineclip.tasks.world_seeds import world_seeds
 
-    from .calibrate import context_tasks, load_thresholds
+    from .calibrate import context_tasks, saved_percipient
 
     t0 = time.time()
     percipient = None
     if set(s.perceivers) - {"ground_truth"}:
-        from mineclip.reward import RewardModel
-
-        from .head import load_head, supports
-
-        rm = RewardModel.load(s.model)
-        percipient = Percipient(rm, load_thresholds(s.model, s.view),
-                                load_head(s.model, rm, s.view) if s.head and supports(rm) else None)
+        percipient = saved_percipient(s.model, s.view, s.head)
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # see run_benchmark

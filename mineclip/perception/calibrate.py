@@ -179,3 +179,14 @@ def load_thresholds(artifact_dir: str | os.PathLike, view: str | None = DEFAULT_
                          f"{thresholds_view(thresholds)} view, not the {view} view; calibrate it again in the "
                          f"{view} view (the pipeline's perception stage with --view {view})")
     return thresholds
+
+
+def saved_percipient(artifact: str, view: str, head: bool = True) -> Percipient:
+    """The artifact's Percipient as fitted and saved in `view`: its thresholds and, with `head` (and a
+    model whose patches are the simulator's tiles, `head.supports`), its head."""
+    from mineclip.reward import RewardModel
+
+    from .head import load_head, supports
+
+    rm = RewardModel.load(artifact)
+    return Percipient(rm, load_thresholds(artifact, view), load_head(artifact, rm, view) if head and supports(rm) else None)

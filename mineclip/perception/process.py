@@ -73,15 +73,9 @@ def _make_perceiver(s: ProcessSettings):
 
     if s.perceiver == "ground_truth":
         return make_perceiver("ground_truth")
-    from mineclip.reward import RewardModel
+    from .calibrate import saved_percipient
 
-    from .calibrate import load_thresholds
-    from .head import load_head, supports
-    from .percipient import Percipient
-
-    rm = RewardModel.load(s.model)
-    return make_perceiver("active", Percipient(rm, load_thresholds(s.model, s.view),
-                                               load_head(s.model, rm, s.view) if supports(rm) else None))
+    return make_perceiver("active", saved_percipient(s.model, s.view))
 
 
 def play_task(task_id: str, ablation: str, worlds: list[int], s: ProcessSettings, perceiver=None) -> list[dict]:
