@@ -94,10 +94,7 @@ def placement_init(task, placement: str = DEFAULT_PLACEMENT, world_seed: int = 0
     back = (-facing[0], -facing[1])
     side = (facing[1], -facing[0])
     sideways = int(rng.randint(-HIDDEN_SIDEWAYS, HIDDEN_SIDEWAYS + 1))
-    # YAML 1.1 reads the key `on:` as True: the suite's `on: sand` reaches `CrafterEnv._place` as
-    # {True: "sand"}, which it does not read (the task's own placement puts those cows on grass); the
-    # hidden placement gives it its name back, so its cows stand on the sand the task describes
-    entries = [{("on" if k is True else k): v for k, v in e.items()} for e in (task.init or {}).get("place", [])]
+    entries = [dict(e) for e in (task.init or {}).get("place", [])]
     fixed = [e for e in entries if "at" in e]
     taken: set[tuple[int, int]] = set()
     out = []

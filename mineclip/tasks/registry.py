@@ -13,6 +13,7 @@ returns the suite's tasks unless asked for another catalogue; `get_task` finds a
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -37,8 +38,20 @@ def load_yaml_tasks(text: str, source: str = "", known: dict | None = None) -> d
     return _build([(_parse(text, source), source)], known)
 
 
+class _SuiteLoader(yaml.SafeLoader):
+    """YAML 1.2's booleans: only true/false. YAML 1.1 (PyYAML's default) reads `on`, `off`, `yes`,
+    `no` as booleans too, so a placement's `on: sand` became {True: "sand"} and was silently ignored."""
+
+
+_SuiteLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_SuiteLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                                   list("tTfF"))
+
+
 def _parse(text: str, source: str) -> dict:
-    raw = yaml.safe_load(text) or {}
+    raw = yaml.load(text, Loader=_SuiteLoader) or {}
     if not isinstance(raw, dict):
         raise ValueError(f"{source}: expected a mapping of task id -> fields, got {type(raw).__name__}")
     return raw

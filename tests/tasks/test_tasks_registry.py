@@ -57,3 +57,26 @@ def test_yaml_loader_rejects_unknown_fields_and_conditions():
         load_yaml_tasks("x: {prompt: p, category: harvest, success: {teleport: 1}}")
     with pytest.raises(ValueError, match="unknown task"):
         compose("m", {"and": ["nope"]}, {})
+
+
+def test_yaml_on_off_yes_no_are_words_not_booleans():
+    """YAML 1.1 reads `on: sand` as {True: "sand"}; the suite's placements would lose their floor."""
+    spec = load_yaml_tasks("x: {prompt: p, category: combat, success: {achieve: {eat_cow: 1}}, "
+                           "init: {place: [{what: cow, at: [4, 0], on: sand}]}}")["x"]
+    assert spec.init["place"][0]["on"] == "sand"
+    assert load_yaml_tasks("x: {prompt: p, category: harvest, success: {achieve: {collect_wood: 1}}, "
+                           "init: {place: [{what: plant, distance: [2, 3], ripe: true}]}}")["x"].init["place"][0]["ripe"] is True
+    context = [t for t in list_tasks(catalogue="context") if any("at" in e for e in t.init.get("place", []))]
+    assert any(e.get("on") == "sand" for t in context for e in t.init["place"])
+    assert not any(True in e for t in context for e in t.init["place"])
+
+
+def test_context_task_cow_stands_on_the_sand_it_describes():
+    from mineclip.tasks.env import make_env
+
+    env = make_env("find_cow_beach_day")
+    env.reset(seed=3)
+    world, player = env.world, env.player
+    cow_pos = tuple(int(v) for v in player.pos + (4, 0))
+    assert world[cow_pos][0] == "sand"
+    assert type(world[cow_pos][1]).__name__ == "Cow"
