@@ -165,12 +165,11 @@ def observe(env, kind: str) -> tuple[int, float, float]:
 
     base = env.unwrapped
     state = base.state
-    shown = state.view.get(kind, [])
-    seen = min(abs(dx) + abs(dy) for dx, dy in shown) if shown else NOT_IN_VIEW
+    seen = state.view_distance(kind) if state.count(kind) else NOT_IN_VIEW
     if base.view == "first_person":
         share = visible_share(base.first_person.semantic, kind)
     else:  # from above every tile is drawn the same size: the target's tiles among the window's
-        share = len(shown) / float(LOCAL_VIEW[0] * LOCAL_VIEW[1])
+        share = state.count(kind) / float(LOCAL_VIEW[0] * LOCAL_VIEW[1])
     return int(seen), float(state.distance(kind)), float(share)
 
 

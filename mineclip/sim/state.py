@@ -71,6 +71,13 @@ class WorldState:
             return float("inf")
         return float(min(abs(dx) + abs(dy) for dx, dy in offsets))
 
+    def view_distance(self, kind: str) -> float:
+        """Manhattan distance to the nearest tile or object of a kind the frame shows (inf if none)."""
+        offsets = self.view.get(kind)
+        if not offsets:
+            return float("inf")
+        return float(min(abs(dx) + abs(dy) for dx, dy in offsets))
+
     def to_dict(self) -> dict:
         return {
             "step": self.step, "pos": list(self.pos), "facing": list(self.facing),
