@@ -15,12 +15,9 @@ it (`event:hit_cow`, `event:collect_coal`, ...). No video is encoded.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import replace
 
-from .clips import ClipSettings, plan_episodes
-from .narrate import narrate_episode
-from .record import run_episode
+from .clips import ClipSettings, kept_windows, plan_episodes
 
 # the narrator's events about each kind of target (mineclip.play.narrate.EVENTS)
 KIND_EVENTS = {
@@ -49,12 +46,6 @@ def names(says: tuple[str, ...], kind: str) -> bool:
     return any(f in (f"view:{kind}", f"near:{kind}") or f in events for f in says)
 
 
-def in_view_distance(state, kind: str) -> float:
-    """Manhattan distance to the nearest `kind` the frame shows (inf if none)."""
-    offsets = state.view.get(kind)
-    return float(min(abs(dx) + abs(dy) for dx, dy in offsets)) if offsets else float("inf")
-
-
 def approach_narration(view: str, episodes: int = 400, settings: ClipSettings | None = None,
                        kinds: tuple[str, ...] = tuple(KIND_EVENTS), progress: bool = True) -> dict:
     """{kind: {bucket: [windows, windows whose caption names the kind]}} over the first `episodes`
@@ -68,20 +59,11 @@ def approach_narration(view: str, episodes: int = 400, settings: ClipSettings | 
     jobs = plan_episodes(s)[:episodes]
     counts = {k: {b: [0, 0] for b in BUCKETS} for k in kinds}
     for job in tqdm(jobs, desc=f"narration ({view})", unit="episode", disable=not progress):
-        ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
-                         noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"],
-                         min_frames=job["clip_len"] + 1, max_steps=job["episode_len"],
-                         spawn_jitter=job["spawn_jitter"], view=job["view"])
-        keep = random.Random(job["seed"] + 1)  # the same draws as episode_clips
-        for start, _text, main, says, _true in narrate_episode(ep.states, ep.record["events"], job["clip_len"],
-                                                                job["stride"], job["misalign"], job["filler"],
-                                                                seed=job["seed"], scenery=job["scenery"]):
-            if len(ep.states[start:start + job["clip_len"]]) < job["clip_len"] or (
-                    main is None and keep.random() >= job["idle_keep"]):
-                continue
-            last = ep.states[start + job["clip_len"] - 1]
+        ep, windows = kept_windows(job)
+        for caption in windows:
+            last = ep.states[caption.start + job["clip_len"] - 1]
             for k in kinds:
-                cell = counts[k][bucket(in_view_distance(last, k))]
+                cell = counts[k][bucket(last.view_distance(k))]
                 cell[0] += 1
-                cell[1] += int(names(says, k))
+                cell[1] += int(names(caption.says, k))
     return counts

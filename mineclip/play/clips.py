@@ -30,24 +30,31 @@ from mineclip.tasks.world_seeds import world_seeds
 AGENT_MIX = (("scripted", 0.6), ("noisy", 0.15), ("near_miss", 0.1), ("wrong_target", 0.1), ("random", 0.05))
 
 
+def kept_windows(job: dict):
+    """Play one planned episode (`plan_episodes`) and return it with the narrated windows the clips
+    keep: (Episode, [Caption]); idle windows are kept with probability `idle_keep`."""
+    ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
+                     noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"], min_frames=job["clip_len"] + 1,
+                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"], view=job["view"])
+    keep = random.Random(job["seed"] + 1)
+    kept = [c for c in narrate_episode(ep.states, ep.record["events"], job["clip_len"], job["stride"], job["misalign"],
+                                       job["filler"], seed=job["seed"], scenery=job["scenery"])
+            if len(ep.frames[c.start:c.start + job["clip_len"]]) == job["clip_len"]
+            and not (c.event is None and keep.random() >= job["idle_keep"])]
+    return ep, kept
+
+
 def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
     """Play one planned episode (`plan_episodes`) and return its narrated clips, encoded:
     (member extension, bytes, caption, metadata) each."""
     from mineclip.data.shards import encode_clip
     from mineclip.data.video import encode_mp4
 
-    ep = run_episode(job["task_id"], job["agent"], seed=job["seed"], world_seed=job["world_seed"],
-                     noise=job["noise"], prelude=job["prelude"], tail=job["episode_len"], min_frames=job["clip_len"] + 1,
-                     max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"], view=job["view"])
+    ep, windows = kept_windows(job)
     rec = ep.record
     out = []
-    keep = random.Random(job["seed"] + 1)
-    for start, text, main, says, true in narrate_episode(ep.states, rec["events"], job["clip_len"], job["stride"],
-                                                         job["misalign"], job["filler"], seed=job["seed"],
-                                                         scenery=job["scenery"]):
+    for start, text, main, says, true in windows:
         frames = ep.frames[start:start + job["clip_len"]]
-        if len(frames) < job["clip_len"] or (main is None and keep.random() >= job["idle_keep"]):
-            continue
         if job["encoding"] == "mp4":
             ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast", threads=1)
         else:

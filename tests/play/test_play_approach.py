@@ -6,8 +6,7 @@ from mineclip.play.approach import (
     BUCKETS,
     approach_narration,
     bucket,
-    in_view_distance,
-    names,
+        names,
 )
 from mineclip.play.clips import ClipSettings, episode_clips, plan_episodes
 from mineclip.sim.state import WorldState
@@ -22,7 +21,7 @@ def test_buckets_and_what_names_a_kind():
     state = WorldState(step=0, inventory={}, achievements={}, pos=(5, 5), facing=(1, 0), facing_kind="grass",
                        sleeping=False, daylight=1.0, view={"cow": [(3, 0), (-1, 1)]},
                        around={"cow": [(3, 0), (-1, 1)], "water": [(0, 1)]})
-    assert in_view_distance(state, "cow") == 2 and in_view_distance(state, "water") == float("inf")
+    assert state.view_distance("cow") == 2 and state.view_distance("water") == float("inf")
 
 
 @pytest.mark.parametrize("view", ["top", "first_person"])
