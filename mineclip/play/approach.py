@@ -6,8 +6,8 @@ approach apart from being far away. This replays the clip plan of `mineclip play
 do, keeps the windows the clips keep, and counts, for each kind of target, how often a kept
 window's caption names it, by the distance of the nearest one *in view* at the window's last frame
 (what the frame shows: the 16 x 9 window from above, the rendered tiles in first person). A caption
-names a kind when it states a fact about it: seen (`view:cow`), near (`near:water`) or an event of
-it (`event:hit_cow`, `event:collect_coal`, ...). No video is encoded.
+names a kind when it states a fact about it: seen (`view:cow`), near (`near:water`), far (`far:cow`,
+the ranged narration) or an event of it (`event:hit_cow`, `event:collect_coal`, ...). No video is encoded.
 
     python bench/narration.py --view first_person --episodes 400
 """
@@ -43,7 +43,7 @@ def bucket(distance: float) -> str:
 def names(says: tuple[str, ...], kind: str) -> bool:
     """Whether a caption's facts state something about `kind`."""
     events = {f"event:{e}" for e in KIND_EVENTS[kind]}
-    return any(f in (f"view:{kind}", f"near:{kind}") or f in events for f in says)
+    return any(f in (f"view:{kind}", f"near:{kind}", f"far:{kind}") or f in events for f in says)
 
 
 def approach_narration(view: str, episodes: int = 400, settings: ClipSettings | None = None,

@@ -38,7 +38,8 @@ def kept_windows(job: dict):
                      max_steps=job["episode_len"], spawn_jitter=job["spawn_jitter"], view=job["view"])
     keep = random.Random(job["seed"] + 1)
     kept = [c for c in narrate_episode(ep.states, ep.record["events"], job["clip_len"], job["stride"], job["misalign"],
-                                       job["filler"], seed=job["seed"], scenery=job["scenery"])
+                                       job["filler"], seed=job["seed"], scenery=job["scenery"],
+                                       ranged=job["ranged"])
             if len(ep.frames[c.start:c.start + job["clip_len"]]) == job["clip_len"]
             and not (c.event is None and keep.random() >= job["idle_keep"])]
     return ep, kept
@@ -106,6 +107,7 @@ class ClipSettings:
     filler: float = 0.3  # amount of filler words and chatter
     idle_keep: float = 0.25  # chance of keeping a window in which nothing happens
     scenery: float = 0.0  # chance a kept window without an event is captioned by its whole scene
+    ranged: bool = False  # captions tell things in view by distance and name ores and plants (narrate)
     tasks: list[str] | None = None  # None: every crafter task of the suite
     task_weights: dict[str, float] | None = None  # see task_schedule
     worlds: int = 64  # distinct worlds of the purpose's range
@@ -157,7 +159,7 @@ def plan_episodes(settings: ClipSettings, num_clips: int | None = None) -> list[
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=s.clip_len,
                          stride=s.stride, episode_len=s.episode_len, misalign=s.misalign, filler=s.filler,
                          spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep,
-                         scenery=s.scenery, view=s.view))
+                         scenery=s.scenery, ranged=s.ranged, view=s.view))
     return jobs
 
 

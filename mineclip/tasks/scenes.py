@@ -26,6 +26,34 @@ VIEW = {
 # that captions tell "at the lake" from "a lake in view": the find tasks are judged by that difference.
 VIEW_NEAR = {"water": ["standing by the lake", "right at the water's edge"],
              "lava": ["right next to the lava, careful", "standing by the lava"]}
+# The ranged narration (the clips' `ranged` option, off in the packaged presets; issue 59, part 4):
+# a thing in view told by how far it is (within CLOSE tiles, or FAR tiles and more, of the nearest
+# one the frame shows), and the ores and plants that the plain narration names only when they are
+# mined or eaten. Water and lava keep VIEW_NEAR for the narrator's reach (the find tasks' success).
+CLOSE, FAR = 2, 5
+VIEW_UNNAMED = {"coal": ["some coal in the rock", "coal ore over there", "i can see coal"],
+                "iron": ["iron ore in the rock", "there's iron over there"],
+                "plant": ["a plant growing over there", "a little plant here"]}
+VIEW_CLOSE = {"cow": ["a cow right in front of me", "right next to a cow"],
+              "zombie": ["a zombie right in my face", "the zombie is right here"],
+              "skeleton": ["a skeleton right next to me"],
+              "tree": ["right up at a tree", "standing at the tree"],
+              "sand": ["standing on the sand"],
+              "stone": ["right up against the rock", "at the stone wall"],
+              "coal": ["coal right in front of me", "right at the coal"],
+              "iron": ["iron right in front of me"],
+              "plant": ["a plant right in front of me", "right at the plant"]}
+VIEW_FAR = {"cow": ["a cow far off", "a cow way over there"],
+            "zombie": ["a zombie far away", "a zombie way over there"],
+            "skeleton": ["a skeleton far off"],
+            "water": ["a lake far away", "water way over there"],
+            "lava": ["lava far off"],
+            "tree": ["trees far away", "a forest in the distance"],
+            "sand": ["a beach far off"],
+            "stone": ["mountains far away", "rock way over there"],
+            "coal": ["coal far off in the rock"],
+            "iron": ["iron far off"],
+            "plant": ["a plant far off"]}
 NIGHT = ["it's night", "so dark now", "night time"]
 DAY = ["nice day out", "during the day, sun is up", "daytime"]
 

@@ -175,3 +175,52 @@ def test_captions_state_facts_that_hold_for_their_clip():
                 {f"view:{k}" for k in ("water", "lava") if f"near:{k}" in c.says}, c
     shifted = narrate_episode(ep.states, events, stride=1, misalign=1.0, filler=0.0, seed=0)
     assert all(set(c.says) <= set(c.holds) for c in shifted)  # a lagging caption is taken as its clip's truth
+
+
+def test_ranged_captions_tell_distance_and_name_ores_in_view():
+    # issue 59, part 4: the plain narration names a cow the same at 1 tile and at 8, and coal only
+    # when mined; the ranged one says how far the nearest one in view is and names coal it sees
+    from mineclip.play.narrate import holds
+    from mineclip.tasks.scenes import CLOSE, FAR, VIEW_CLOSE, VIEW_FAR, VIEW_UNNAMED
+
+    ep = run_episode("harvest_coal", "scripted", seed=3, world_seed=3, prelude=2, tail=8, view="first_person")
+    assert any(s.count("coal") for s in ep.states)
+    events = ep.record["events"]
+    plain = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0)
+    assert narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, ranged=False) == plain
+    assert not any(f.endswith(":coal") for c in plain for f in c.says)
+    facts = set()
+    for seed in range(8):
+        for c in narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=seed, ranged=True):
+            last = ep.states[c.start + 15]
+            assert set(c.says) <= set(c.holds) == set(holds(ep.states[c.start:c.start + 16],
+                                                            events[c.start:c.start + 15], ranged=True))
+            for fact in c.says:
+                what, _, kind = fact.partition(":")
+                if what == "far":
+                    assert FAR <= last.view_distance(kind) < float("inf"), (fact, c.text)
+                    assert any(p in c.text for p in VIEW_FAR[kind])
+                elif what == "near" and kind in VIEW_CLOSE:
+                    assert last.view_distance(kind) <= CLOSE, (fact, c.text)
+                elif what == "view" and kind in VIEW_UNNAMED:
+                    assert CLOSE < last.view_distance(kind) < FAR, (fact, c.text)
+            facts |= set(c.says)
+    assert facts & {"view:coal", "near:coal", "far:coal"}, facts
+
+
+def test_ranged_narration_is_a_clip_and_preset_setting(tmp_path):
+    from mineclip.pipeline.presets import load_preset
+    from mineclip.play.clips import ClipSettings, kept_windows, plan_episodes
+    from mineclip.train.configs import ConfigError
+
+    jobs = plan_episodes(ClipSettings(num_clips=40, ranged=True, tasks=["harvest_coal"]))[:3]
+    assert all(job["ranged"] is True for job in jobs)
+    said = {f for job in jobs for c in kept_windows(job)[1] for f in c.says}
+    seen = {f for f in said if f.startswith(("view:", "near:", "far:"))}
+    assert {f for f in seen if f.startswith("far:") or f.endswith((":coal", ":iron", ":plant"))}, said
+    preset = tmp_path / "p.yaml"
+    preset.write_text("clips: {num_clips: 10, ranged: maybe}\n")
+    with pytest.raises(ConfigError, match="ranged"):
+        load_preset(preset)
+    preset.write_text("clips: {num_clips: 10, ranged: true}\n")
+    assert load_preset(preset).clips.ranged is True
