@@ -3,7 +3,7 @@ part 4; library: `mineclip.play.approach`). For the first `--episodes` episodes 
 (the built-in default's tasks, agents and worlds), the kept windows, per kind: the share whose
 caption names the kind, by the distance of the nearest one in view at the window's last frame.
 
-    python bench/narration.py --view top,first_person --episodes 400 [--ranged] [--out narration.json] [--quiet]
+    python bench/narration.py --view top,first_person --episodes 400 [--in-view ranged] [--out narration.json] [--quiet]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import date
 
 from mineclip.play.approach import BUCKETS, KIND_EVENTS, approach_narration
 from mineclip.play.clips import ClipSettings
+from mineclip.tasks.scenes import IN_VIEW
 from mineclip.sim.view import VIEWS
 
 
@@ -23,17 +24,17 @@ def main() -> None:
     p.add_argument("--view", default=",".join(VIEWS), help="comma-separated views")
     p.add_argument("--episodes", type=int, default=400, help="episodes of the clip plan per view")
     p.add_argument("--kinds", default=",".join(KIND_EVENTS), help="comma-separated kinds")
-    p.add_argument("--ranged", action="store_true",
-                   help="the ranged narration (ClipSettings.ranged: things in view told by distance, ores and plants named)")
+    p.add_argument("--in-view", default="any", choices=list(IN_VIEW),
+                   help="how captions name things in view (ClipSettings.in_view, mineclip.tasks.scenes.IN_VIEW)")
     p.add_argument("--out", help="write the counts as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args()
     views = [v for v in args.view.split(",") if v]
     kinds = tuple(k for k in args.kinds.split(",") if k)
     t0 = time.time()
-    settings = ClipSettings(ranged=args.ranged)
+    settings = ClipSettings(in_view=args.in_view)
     results = {v: approach_narration(v, args.episodes, settings, kinds=kinds, progress=not args.quiet) for v in views}
-    print(f"# The {'ranged ' if args.ranged else ''}narration by distance, {date.today()}, {args.episodes} episodes "
+    print(f"# The narration by distance (in_view: {args.in_view}), {date.today()}, {args.episodes} episodes "
           "of the clip plan per view, "
           f"{time.time() - t0:.0f} s")
     for v in views:
@@ -45,7 +46,7 @@ def main() -> None:
             print(f"| {k} | " + " | ".join(cells) + " |")
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"episodes": args.episodes, "ranged": args.ranged, "results": results}, f, indent=1)
+            json.dump({"episodes": args.episodes, "in_view": args.in_view, "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     view:     top | first_person                     what the clips and evaluation sets show, and the
                                                      agents' controls (mineclip.sim.view; default top)
-    clips:    {num_clips, val_clips, task_weights, scenery, ranged}  narrated training clips and held-out clips
+    clips:    {num_clips, val_clips, task_weights, scenery, in_view}  narrated training clips and held-out clips
     evalset:  {tasks, per_label, worlds}             the labelled evaluation set on held-out worlds
     train:    a training config mapping (`defaults: [tiny]` plus changes; mineclip.train.configs)
     eval:     {negatives, mode}                      the judge's negative prompts (mineclip.tasks.negatives) and
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mineclip.sim.view import DEFAULT_VIEW, check_view
+from mineclip.tasks.scenes import IN_VIEW
 from mineclip.train.configs import ConfigError, config_root, load_config
 
 PRESET_FOLDER = "pipeline"
@@ -34,7 +35,7 @@ class ClipSizes:
     val_clips: int = 256
     task_weights: dict[str, float] = field(default_factory=dict)  # {} plays every task equally often
     scenery: float = 0.0  # chance an event-free training clip is captioned by its whole scene
-    ranged: bool = False  # captions tell things in view by distance, name ores and plants (narrate)
+    in_view: str = "any"  # how captions name things in view: any distance, "ranged", "near" (tasks.scenes.IN_VIEW)
     worlds: int = 64  # distinct training worlds the clips are played on, in turn
 
 
@@ -122,8 +123,8 @@ def preset_from_dict(name: str, d: dict) -> Preset:
                         dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception, view=view)
     except TypeError as e:
         raise ConfigError(f"preset {name!r}: {e}") from e
-    if not isinstance(preset.clips.ranged, bool):
-        raise ConfigError(f"preset {name!r}: clips.ranged is true or false, got {preset.clips.ranged!r}")
+    if preset.clips.in_view not in IN_VIEW:
+        raise ConfigError(f"preset {name!r}: clips.in_view {preset.clips.in_view!r} is not one of {list(IN_VIEW)}")
     if preset.mode not in MODES:
         raise ConfigError(f"preset {name!r}: eval.mode {preset.mode!r} is not a reward formula; expected one of "
                           f"{list(MODES)}")

@@ -80,11 +80,11 @@ def clip_settings(preset: Preset) -> dict:
 
     sizes = preset.clips
     return {"train": ClipSettings(num_clips=sizes.num_clips, seed=0, prefix="train", worlds=sizes.worlds,
-                                  task_weights=sizes.task_weights or None, scenery=sizes.scenery, ranged=sizes.ranged,
+                                  task_weights=sizes.task_weights or None, scenery=sizes.scenery, in_view=sizes.in_view,
                                   view=preset.view),
             # held-out clips come from other training-split worlds than the training clips
             "val": ClipSettings(num_clips=sizes.val_clips, seed=1, prefix="val", purpose="val_clips",
-                                ranged=sizes.ranged, view=preset.view)}
+                                in_view=sizes.in_view, view=preset.view)}
 
 
 def evalset_settings(preset: Preset):

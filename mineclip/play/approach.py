@@ -7,7 +7,7 @@ do, keeps the windows the clips keep, and counts, for each kind of target, how o
 window's caption names it, by the distance of the nearest one *in view* at the window's last frame
 (what the frame shows: the 16 x 9 window from above, the rendered tiles in first person). A caption
 names a kind when it states a fact about it: seen (`view:cow`), near (`near:water`), far (`far:cow`,
-the ranged narration) or an event of it (`event:hit_cow`, `event:collect_coal`, ...). No video is encoded.
+the clips' `in_view: ranged`) or an event of it (`event:hit_cow`, `event:collect_coal`, ...). No video is encoded.
 
     python bench/narration.py --view first_person --episodes 400
 """

@@ -7,6 +7,7 @@ import sys
 
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.view import DEFAULT_VIEW, VIEWS
+from mineclip.tasks.scenes import IN_VIEW
 from mineclip.tasks.world_seeds import PURPOSES
 
 
@@ -38,7 +39,7 @@ def clip_settings(a: argparse.Namespace):
 
     return ClipSettings(
         num_clips=a.num_clips, clip_len=a.clip_len, stride=a.stride, episode_len=a.episode_len, misalign=a.misalign,
-        filler=a.filler, idle_keep=a.idle_keep, scenery=a.scenery, ranged=a.ranged, worlds=a.worlds, purpose=a.worlds_from, seed=a.seed,
+        filler=a.filler, idle_keep=a.idle_keep, scenery=a.scenery, in_view=a.in_view, worlds=a.worlds, purpose=a.worlds_from, seed=a.seed,
         encoding=a.encoding, task_weights=dict(a.task_weight) or None, view=a.view,
         tasks=select_tasks(a.tasks, a.category) if (a.tasks or a.category) else None)
 
@@ -130,9 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scenery", type=float, default=0.0,
                    help="chance a kept window in which nothing happens is captioned by its whole scene "
                         "(every creature and terrain in view and the time of day; 0..1)")
-    s.add_argument("--ranged", action="store_true",
-                   help="captions tell a thing in view by its distance ('a cow far off', 'right next to a cow') "
-                        "and name ores and plants in view")
+    s.add_argument("--in-view", default="any", choices=list(IN_VIEW),
+                   help="how captions name things in view: at any distance alike (any, the default), by their "
+                        "distance ('a cow far off', 'right next to a cow') with ores and plants (ranged), or "
+                        "only within two tiles (near)")
     s.add_argument("--task-weight", action="append", default=[], type=_task_weight, metavar="TASK_OR_KIND=W",
                    help="play a task (or every task of a kind) W times as often, e.g. creative=2 (repeatable)")
     s.add_argument("--encoding", default="mp4", choices=["mp4", "raw"], help="clip encoding in the shards")

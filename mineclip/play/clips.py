@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .narrate import narrate_episode
+from .narrate import check_in_view, narrate_episode
 from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
@@ -39,7 +39,7 @@ def kept_windows(job: dict):
     keep = random.Random(job["seed"] + 1)
     kept = [c for c in narrate_episode(ep.states, ep.record["events"], job["clip_len"], job["stride"], job["misalign"],
                                        job["filler"], seed=job["seed"], scenery=job["scenery"],
-                                       ranged=job["ranged"])
+                                       in_view=job["in_view"])
             if len(ep.frames[c.start:c.start + job["clip_len"]]) == job["clip_len"]
             and not (c.event is None and keep.random() >= job["idle_keep"])]
     return ep, kept
@@ -107,7 +107,7 @@ class ClipSettings:
     filler: float = 0.3  # amount of filler words and chatter
     idle_keep: float = 0.25  # chance of keeping a window in which nothing happens
     scenery: float = 0.0  # chance a kept window without an event is captioned by its whole scene
-    ranged: bool = False  # captions tell things in view by distance and name ores and plants (narrate)
+    in_view: str = "any"  # how captions name things in view: any distance, "ranged", "near" (tasks.scenes.IN_VIEW)
     tasks: list[str] | None = None  # None: every crafter task of the suite
     task_weights: dict[str, float] | None = None  # see task_schedule
     worlds: int = 64  # distinct worlds of the purpose's range
@@ -119,6 +119,7 @@ class ClipSettings:
 
     def __post_init__(self):
         check_view(self.view)
+        check_in_view(self.in_view)
         for name in ("idle_keep", "scenery"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
@@ -159,7 +160,7 @@ def plan_episodes(settings: ClipSettings, num_clips: int | None = None) -> list[
                          noise=0.5 if agent == "noisy" else 0.0, prelude=rng.randint(0, 6), clip_len=s.clip_len,
                          stride=s.stride, episode_len=s.episode_len, misalign=s.misalign, filler=s.filler,
                          spawn_jitter=rng.choice([0, 0, 6]), encoding=s.encoding, idle_keep=s.idle_keep,
-                         scenery=s.scenery, ranged=s.ranged, view=s.view))
+                         scenery=s.scenery, in_view=s.in_view, view=s.view))
     return jobs
 
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from mineclip.sim.state import WorldState
 from mineclip.sim.vocab import VITALS
 from mineclip.tasks.oracles import longest_line
-from mineclip.tasks.scenes import CLOSE, DAY, FAR, IDLE, NIGHT, VIEW, VIEW_CLOSE, VIEW_FAR, VIEW_NEAR, VIEW_UNNAMED
+from mineclip.tasks.scenes import CLOSE, DAY, FAR, IDLE, IN_VIEW, NIGHT, VIEW, VIEW_CLOSE, VIEW_FAR, VIEW_NEAR, VIEW_UNNAMED
 
 EVENTS: dict[str, list[str]] = {
     "collect_wood": ["i'm chopping this tree", "chop a tree real quick", "getting some wood off this tree",
@@ -159,11 +159,26 @@ def primary_event(evs: list[str]) -> str | None:
     return next((e for e in PRIORITY if e in present), None)
 
 
-def _visible(state: WorldState, ranged: bool = False) -> list[str]:
+def check_in_view(in_view: str) -> str:
+    """`in_view` if it is one of IN_VIEW, else ValueError."""
+    if in_view not in IN_VIEW:
+        raise ValueError(f"in_view must be one of {list(IN_VIEW)}, got {in_view!r}")
+    return in_view
+
+
+def _visible(state: WorldState, ores: bool = False) -> list[str]:
     """The kinds of VIEW a narrator would mention in a state (a few tiles of terrain, any creature);
-    `ranged`, also the ores and plants in view (`VIEW_UNNAMED`)."""
+    `ores`, also the ores and plants in view (`VIEW_UNNAMED`)."""
     kinds = [k for k in VIEW if state.count(k) > (2 if k in ("stone", "tree", "sand", "water") else 0)]
-    return kinds + [k for k in VIEW_UNNAMED if state.count(k) > 0] if ranged else kinds
+    return kinds + [k for k in VIEW_UNNAMED if state.count(k) > 0] if ores else kinds
+
+
+def _named(state: WorldState, in_view: str = "any") -> list[str]:
+    """The kinds in view a caption may name under `in_view` (IN_VIEW)."""
+    kinds = _visible(state, ores=in_view != "any")
+    if in_view == "near":
+        return [k for k in kinds if _seen(state, k, in_view)[0].startswith("near:")]
+    return kinds
 
 
 # Facts: what a caption states and what is true of a clip, as short strings ("event:collect_wood",
@@ -174,17 +189,18 @@ def _near(state: WorldState, kind: str) -> bool:
     return kind in VIEW_NEAR and state.distance(kind) <= REACH[kind]
 
 
-def _seen(state: WorldState, kind: str, ranged: bool = False) -> tuple[str, list[str]]:
+def _seen(state: WorldState, kind: str, in_view: str = "any") -> tuple[str, list[str]]:
     """The fact a caption about a kind in view states, and the phrases that state it: near by the
-    narrator's reach (water, lava), else `view`; `ranged`, by the distance of the nearest one the
-    frame shows: `near` within CLOSE tiles, `far` from FAR on."""
+    narrator's reach (water, lava), else `view`; "ranged" and "near" (IN_VIEW) tell it by the
+    distance of the nearest one the frame shows: `near` within CLOSE tiles, and "ranged" `far` from
+    FAR on."""
     if _near(state, kind):
         return f"near:{kind}", VIEW_NEAR[kind]
-    if ranged:
+    if in_view != "any":
         d = state.view_distance(kind)
         if d <= CLOSE and kind in VIEW_CLOSE:
             return f"near:{kind}", VIEW_CLOSE[kind]
-        if FAR <= d < float("inf") and kind in VIEW_FAR:
+        if in_view == "ranged" and FAR <= d < float("inf") and kind in VIEW_FAR:
             return f"far:{kind}", VIEW_FAR[kind]
     return f"view:{kind}", VIEW[kind] if kind in VIEW else VIEW_UNNAMED[kind]
 
@@ -199,7 +215,7 @@ def _gained(states: list[WorldState]) -> list[str]:
             if last.inventory[k] - first.inventory[k] > 0 and k not in VITALS]
 
 
-def holds(states: list[WorldState], events: list[list[str]], ranged: bool = False) -> tuple[str, ...]:
+def holds(states: list[WorldState], events: list[list[str]], in_view: str = "any") -> tuple[str, ...]:
     """Every fact any caption of this window could state truly: its narrated events (or
     "event:none"), each kind in view (and near or far, where the narrator has a phrase for it:
     `_seen`), the time of day, the items gained and held."""
@@ -208,22 +224,22 @@ def holds(states: list[WorldState], events: list[list[str]], ranged: bool = Fals
     out = {f"event:{e}" for e in evs if e in EVENTS}
     if primary_event(evs) is None:
         out.add("event:none")
-    for k in _visible(last, ranged):
+    for k in _visible(last, ores=in_view != "any"):
         out.add(f"view:{k}")
-        out.add(_seen(last, k, ranged)[0])
+        out.add(_seen(last, k, in_view)[0])
     out.add(_time(last))
     out.update(f"gain:{k}" for k in _gained(states))
     out.update(f"have:{k}" for k, v in last.inventory.items() if v > 0 and k not in VITALS)
     return tuple(sorted(out))
 
 
-def describe_scene(state: WorldState, rng: random.Random, ranged: bool = False) -> tuple[str, tuple[str, ...]]:
+def describe_scene(state: WorldState, rng: random.Random, in_view: str = "any") -> tuple[str, tuple[str, ...]]:
     """A caption of the scenery alone, and the facts it states: every kind in view (near or far)
     and the time of day, in a random order: the conditions MP5's Percipient asks about (creature,
     terrain, time), which a caption naming one of them half the time rarely says. Tried once on the
     default, it did not teach the model to see cows, water or sand (docs/quality.md), so it is off
     by default."""
-    seen = [_seen(state, k, ranged) for k in _visible(state, ranged)]
+    seen = [_seen(state, k, in_view) for k in _named(state, in_view)]
     parts = [rng.choice(phrases) for _, phrases in seen]
     parts.append(rng.choice(NIGHT if state.time_of_day == "night" else DAY))
     rng.shuffle(parts)
@@ -232,15 +248,15 @@ def describe_scene(state: WorldState, rng: random.Random, ranged: bool = False) 
 
 
 def narrate(states: list[WorldState], events: list[list[str]], rng: random.Random,
-            filler: float = 0.3, scenery: float = 0.0, ranged: bool = False) -> tuple[str, str | None, tuple[str, ...]]:
+            filler: float = 0.3, scenery: float = 0.0, in_view: str = "any") -> tuple[str, str | None, tuple[str, ...]]:
     """One caption for a window of states/events; returns (text, primary event, the facts the text
     states). With probability `scenery` a window in which nothing happens is captioned by its whole
-    scene (`describe_scene`); `ranged` tells things in view by their distance and names ores and
-    plants in view (`_seen`; off by default, so the default's captions stay)."""
+    scene (`describe_scene`); `in_view` is how things in view are named (IN_VIEW; "any", the
+    default's captions, unless asked)."""
     evs = clip_events(states, events)
     main = primary_event(evs)
     if scenery and main is None and rng.random() < scenery:  # no draw at 0: the default's captions stay
-        text, says = describe_scene(states[-1], rng, ranged)
+        text, says = describe_scene(states[-1], rng, in_view)
         return text, None, says
     parts, says = [], set()
     if rng.random() < filler:
@@ -268,9 +284,9 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
         parts.append(rng.choice(IDLE))
         says.add("event:none")
     last = states[-1]
-    visible = _visible(last, ranged)
+    visible = _named(last, in_view)
     if visible and rng.random() < 0.5:
-        fact, phrases = _seen(last, rng.choice(visible), ranged)
+        fact, phrases = _seen(last, rng.choice(visible), in_view)
         parts.append(rng.choice(phrases))
         says.add(fact)
     if last.time_of_day == "night" and rng.random() < 0.5:
@@ -306,7 +322,7 @@ class Caption(NamedTuple):
 
 def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len: int = 16, stride: int = 8,
                     misalign: float = 0.2, filler: float = 0.3, seed: int = 0,
-                    scenery: float = 0.0, ranged: bool = False) -> list[Caption]:
+                    scenery: float = 0.0, in_view: str = "any") -> list[Caption]:
     """A `Caption` (first frame index, caption, primary event, facts) for each clip window of an episode.
 
     Frame i shows the state after events[i - 1]; a clip of frames [s, s + clip_len) covers the
@@ -322,7 +338,7 @@ def narrate_episode(states: list[WorldState], events: list[list[str]], clip_len:
             s = min(max(start + rng.choice([-1, 1]) * rng.randint(clip_len // 4, clip_len // 2), 0), max(n - clip_len, 0))
         window = states[s:s + clip_len]
         evs = events[s: s + clip_len - 1]
-        text, main, says = narrate(window, evs, rng, filler, scenery, ranged)
-        true = holds(states[start:start + clip_len], events[start:start + clip_len - 1], ranged)
+        text, main, says = narrate(window, evs, rng, filler, scenery, in_view)
+        true = holds(states[start:start + clip_len], events[start:start + clip_len - 1], in_view)
         out.append(Caption(start, text, main, says, tuple(sorted(set(true) | set(says)))))
     return out

@@ -26,10 +26,12 @@ VIEW = {
 # that captions tell "at the lake" from "a lake in view": the find tasks are judged by that difference.
 VIEW_NEAR = {"water": ["standing by the lake", "right at the water's edge"],
              "lava": ["right next to the lava, careful", "standing by the lava"]}
-# The ranged narration (the clips' `ranged` option, off in the packaged presets; issue 59, part 4):
-# a thing in view told by how far it is (within CLOSE tiles, or FAR tiles and more, of the nearest
-# one the frame shows), and the ores and plants that the plain narration names only when they are
-# mined or eaten. Water and lava keep VIEW_NEAR for the narrator's reach (the find tasks' success).
+# How captions name the things in view (the clips' `in_view`; issue 59, part 4): "any", at any
+# distance with the same phrases (VIEW, the packaged presets); "ranged", by how far the nearest one
+# the frame shows is (VIEW_CLOSE within CLOSE tiles, VIEW_FAR from FAR tiles on), naming too the ores
+# and plants that "any" names only when they are mined or eaten (VIEW_UNNAMED); "near", only the
+# ones within CLOSE tiles. Water and lava keep VIEW_NEAR for the narrator's reach (the find tasks).
+IN_VIEW = ("any", "ranged", "near")
 CLOSE, FAR = 2, 5
 VIEW_UNNAMED = {"coal": ["some coal in the rock", "coal ore over there", "i can see coal"],
                 "iron": ["iron ore in the rock", "there's iron over there"],

@@ -178,49 +178,58 @@ def test_captions_state_facts_that_hold_for_their_clip():
 
 
 def test_ranged_captions_tell_distance_and_name_ores_in_view():
-    # issue 59, part 4: the plain narration names a cow the same at 1 tile and at 8, and coal only
-    # when mined; the ranged one says how far the nearest one in view is and names coal it sees
-    from mineclip.play.narrate import holds
-    from mineclip.tasks.scenes import CLOSE, FAR, VIEW_CLOSE, VIEW_FAR, VIEW_UNNAMED
+    # issue 59, part 4: the default narration names a cow the same at 1 tile and at 8, and coal only
+    # when mined; "ranged" says how far the nearest one in view is and names coal it sees; "near"
+    # names a thing only within CLOSE tiles
+    from mineclip.play.narrate import check_in_view, holds
+    from mineclip.tasks.scenes import CLOSE, FAR, VIEW_CLOSE, VIEW_FAR, VIEW_NEAR, VIEW_UNNAMED
 
     ep = run_episode("harvest_coal", "scripted", seed=3, world_seed=3, prelude=2, tail=8, view="first_person")
     assert any(s.count("coal") for s in ep.states)
     events = ep.record["events"]
-    plain = narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0)
-    assert narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=0, ranged=False) == plain
+    plain = narrate_episode(ep.states, events, clip_len=4, stride=1, misalign=0.0, filler=0.0, seed=0)
+    assert narrate_episode(ep.states, events, clip_len=4, stride=1, misalign=0.0, filler=0.0, seed=0,
+                           in_view="any") == plain
     assert not any(f.endswith(":coal") for c in plain for f in c.says)
-    facts = set()
-    for seed in range(8):
-        for c in narrate_episode(ep.states, events, stride=1, misalign=0.0, filler=0.0, seed=seed, ranged=True):
-            last = ep.states[c.start + 15]
-            assert set(c.says) <= set(c.holds) == set(holds(ep.states[c.start:c.start + 16],
-                                                            events[c.start:c.start + 15], ranged=True))
-            for fact in c.says:
-                what, _, kind = fact.partition(":")
-                if what == "far":
-                    assert FAR <= last.view_distance(kind) < float("inf"), (fact, c.text)
-                    assert any(p in c.text for p in VIEW_FAR[kind])
-                elif what == "near" and kind in VIEW_CLOSE:
-                    assert last.view_distance(kind) <= CLOSE, (fact, c.text)
-                elif what == "view" and kind in VIEW_UNNAMED:
-                    assert CLOSE < last.view_distance(kind) < FAR, (fact, c.text)
-            facts |= set(c.says)
-    assert facts & {"view:coal", "near:coal", "far:coal"}, facts
+    facts = {"ranged": set(), "near": set()}
+    for in_view in facts:
+        for seed in range(8):
+            for c in narrate_episode(ep.states, events, clip_len=4, stride=1, misalign=0.0, filler=0.0, seed=seed,
+                                     in_view=in_view):
+                last = ep.states[c.start + 3]
+                assert set(c.says) <= set(c.holds) == set(holds(ep.states[c.start:c.start + 4],
+                                                                events[c.start:c.start + 3], in_view))
+                for fact in c.says:
+                    what, _, kind = fact.partition(":")
+                    if what == "far":
+                        assert FAR <= last.view_distance(kind) < float("inf"), (fact, c.text)
+                        assert any(p in c.text for p in VIEW_FAR[kind])
+                    elif what == "near" and kind not in VIEW_NEAR:
+                        assert last.view_distance(kind) <= CLOSE and any(p in c.text for p in VIEW_CLOSE[kind])
+                    elif what == "view" and kind in VIEW_UNNAMED:
+                        assert CLOSE < last.view_distance(kind) < FAR, (fact, c.text)
+                facts[in_view] |= {f for f in c.says if f.startswith(("view:", "near:", "far:"))}
+    assert facts["ranged"] & {"view:coal", "near:coal", "far:coal"}, facts
+    assert facts["near"] and all(f.startswith("near:") for f in facts["near"]), facts["near"]
+    with pytest.raises(ValueError, match="in_view"):
+        check_in_view("far")
 
 
-def test_ranged_narration_is_a_clip_and_preset_setting(tmp_path):
+def test_in_view_is_a_clip_and_preset_setting(tmp_path):
     from mineclip.pipeline.presets import load_preset
     from mineclip.play.clips import ClipSettings, kept_windows, plan_episodes
     from mineclip.train.configs import ConfigError
 
-    jobs = plan_episodes(ClipSettings(num_clips=40, ranged=True, tasks=["harvest_coal"]))[:3]
-    assert all(job["ranged"] is True for job in jobs)
+    jobs = plan_episodes(ClipSettings(num_clips=40, in_view="ranged", tasks=["harvest_coal"]))[:3]
+    assert all(job["in_view"] == "ranged" for job in jobs)
     said = {f for job in jobs for c in kept_windows(job)[1] for f in c.says}
     seen = {f for f in said if f.startswith(("view:", "near:", "far:"))}
     assert {f for f in seen if f.startswith("far:") or f.endswith((":coal", ":iron", ":plant"))}, said
+    with pytest.raises(ValueError, match="in_view"):
+        ClipSettings(10, in_view="close")
     preset = tmp_path / "p.yaml"
-    preset.write_text("clips: {num_clips: 10, ranged: maybe}\n")
-    with pytest.raises(ConfigError, match="ranged"):
+    preset.write_text("clips: {num_clips: 10, in_view: close}\n")
+    with pytest.raises(ConfigError, match="in_view"):
         load_preset(preset)
-    preset.write_text("clips: {num_clips: 10, ranged: true}\n")
-    assert load_preset(preset).clips.ranged is True
+    preset.write_text("clips: {num_clips: 10, in_view: near}\n")
+    assert load_preset(preset).clips.in_view == "near"
