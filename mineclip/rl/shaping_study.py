@@ -342,8 +342,12 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
                                                      actions, gamma)
         out["by_distance"][mode] = _by_distance(seen2, r)
         out["mean_reward"][mode] = float(r.mean()) if len(r) else None
-    # the direct reward against the dense reward's own distance (the map's window, seen or not)
+    # why Direct's rho stays moderate: where P of the prompt is below 1/N its reward is exactly 0,
+    # whatever the distance; P itself (the unclipped Direct-Naive) ranks the in-view steps without ties
     r = learned_reward(play, "direct")(s, a, s2)
+    out["direct_zero_in_view"] = float((r[in_view] == 0).mean()) if in_view.any() else None
+    out["rho_distance_prob"] = _spearman(seen2[in_view], play.prob[s2][in_view])
+    # the direct reward against the dense reward's own distance (the map's window, seen or not)
     known = np.isfinite(play.dist[s2])
     out["rho_window_distance_direct"] = _spearman(play.dist[s2][known], r[known])
     return out
@@ -523,8 +527,9 @@ def tables(study: dict) -> str:
               "terms), 0 = equivalent, 0.71 = unrelated, 1 = opposite; EPIC nav: to its navigation term alone, "
               "the shaping part. –: constant reward or too few steps.", ""]
     head = [f"{d} tiles" for d in DISTANCES] + ["not in view"]
-    lines += ["| task | " + " | ".join(f"{names[v]}: direct x 1000 at " + " / ".join(head) for v in views)
-              + " |", "|---|" + "---|" * len(views)]
+    lines += ["| task | " + " | ".join(f"{names[v]}: direct x 1000 at " + " / ".join(head) + f" | {names[v]}: "
+                                        "Direct 0 in view / rho dist of P" for v in views)
+              + " |", "|---|" + "---|---|" * len(views)]
     for t in tasks:
         cells = []
         for v in views:
@@ -535,6 +540,8 @@ def tables(study: dict) -> str:
             by = r["by_distance"]["direct"]
             cells.append(" / ".join("–" if by[k][1] is None else f"{1000 * by[k][1]:.1f}"
                                     for k in [*map(str, DISTANCES), "out"]))
+            zero = r.get("direct_zero_in_view")
+            cells.append(f"{_f(None if zero is None else 100 * zero, '{:.0f}')}% / {_f(r.get('rho_distance_prob'))}")
         lines.append(f"| {t} | " + " | ".join(cells) + " |")
     fp = study["summary"].get("first_person_shaping_tasks")
     n = len(res.get("first_person", {}))

@@ -175,3 +175,22 @@ def test_the_dense_reward_rebuilt_from_states_is_the_env_s_own(tiny_reward_model
     assert (play.episode[play.prev == -1] == np.arange((play.prev == -1).sum())).all()  # one reset per episode
     delta = learned_reward(play, "delta")(play.prev[steps], play.action[steps], steps)
     np.testing.assert_allclose(delta, play.prob[steps] - play.prob[play.prev[steps]])
+
+
+def test_direct_clipped_to_zero_far_away_ties_what_p_itself_ranks():
+    """A prompt whose P falls with the distance, above 1/N only within two tiles: Direct is 0 at
+    every farther distance (its rho is capped by the ties), P itself ranks every distance."""
+    from mineclip.rl.shaping_study import Play, analyse_play
+
+    n, dists = 10, np.array([1, 2, 3, 4, 5, 6, 7, 8] * 4, dtype=float)
+    prob = 0.25 / dists  # 1/N = 0.1: above it at 1 and 2 tiles only
+    k = len(dists) + 1  # row 0 is the reset state, every other row a step from it
+    seen = np.r_[NOT_IN_VIEW, dists]
+    play = Play(prob=np.r_[0.0, prob], seen=seen, dist=seen.copy(), share=np.r_[0.0, 1.0 / dists],
+                best=np.full(k, np.inf), hit=np.zeros(k, bool), success=np.zeros(k, bool),
+                env_reward=np.r_[np.nan, np.zeros(k - 1)], action=np.r_[-1, np.zeros(k - 1, int)],
+                prev=np.r_[-1, np.zeros(k - 1, int)], episode=np.zeros(k, int), num_prompts=n, num_actions=3)
+    out = analyse_play(play, {"success": 200.0}, coverage=8)
+    assert out["direct_zero_in_view"] == pytest.approx(0.75)  # 3 to 8 tiles
+    assert out["rho_distance_prob"] == pytest.approx(-1.0)
+    assert -1.0 < out["rho_distance"]["direct"] < -0.5
