@@ -38,7 +38,9 @@ persistent random heading; when a step is blocked, hit what blocks it a few time
 crafting goes back to where its odometry says it placed the table; the Patroller still reads the
 inventory. `fixed` keeps perception during execution but drops situation-aware planning: the plan is
 made once at reset from the graph alone (no grounding, no survival steps) and run in order, each step
-once until done or out of budget, and a failed step is not planned again.
+once until done or out of budget, and a failed step is not planned again. `no_memory` is the full
+agent without the Performer memory: it never stores or replays a sequence, so the memory's effect
+alone is the difference to `full`.
 
 What the agent reads is the Seeker's: `Observation` (frame, inventory, achievements, pose from its
 odometry) and `Sight` (the perceiver's places); it never holds the environment or its maps
@@ -59,7 +61,7 @@ from .seeker import FORGET, FP, NOOP, Observation, Seeker, Sight, _dist, observe
 
 PROCESS_TAG = "mp5-process"
 LEVELS = ("basic", "wooden", "stone", "iron", "diamond")  # MP5's five process levels (its table 2)
-ABLATIONS = ("full", "blind", "fixed")
+ABLATIONS = ("full", "blind", "fixed", "no_memory")
 # steps a sub-objective may take before the Patroller calls it failed, by the atom's kind
 BUDGET = {"find": 120, "collect": 100, "eat": 100, "defeat": 40, "place": 40, "make": 60}
 THREAT = 3  # a zombie remembered this near (Manhattan) is fought first
@@ -220,8 +222,10 @@ class Performer(Seeker):
 
     name = "performer"
 
-    def __init__(self, view: str = FP, seed: int = 0, blind: bool = False, skills: PerformerMemory | None = None):
+    def __init__(self, view: str = FP, seed: int = 0, blind: bool = False, skills: PerformerMemory | None = None,
+                 remember: bool = True):
         self.blind = blind
+        self.remember = remember  # False: no Performer memory (the `no_memory` ablation)
         self.skills = skills if skills is not None else PerformerMemory()
         super().__init__([], view, done_action=-1, seed=seed)
 
@@ -296,7 +300,7 @@ class Performer(Seeker):
 
     def _at_target(self, obs: Observation, key: tuple) -> int | None:
         """At a situation the memory may know: replay its sequence, else start recording."""
-        if self.recording is not None and self.recording[0] == key:
+        if not self.remember or self.recording is not None and self.recording[0] == key:
             return None
         seq = self.skills.recall(key)
         if seq:
@@ -412,9 +416,11 @@ class ProcessAgent:
             raise ValueError(f"unknown ablation {ablation!r}; expected one of {list(ABLATIONS)}")
         self.task_id = task.id
         self.ablation = ablation
+        self.situated = ablation in ("full", "no_memory")  # grounded planning and survival steps
         roots = criterion_atoms(task.success)[0] if task.success else None
-        self.planner = Planner(task_graph(task), roots, grounded=ablation == "full", blind=ablation == "blind")
-        self.performer = Performer(view, seed, blind=ablation == "blind", skills=skills)
+        self.planner = Planner(task_graph(task), roots, grounded=self.situated, blind=ablation == "blind")
+        self.performer = Performer(view, seed, blind=ablation == "blind", skills=skills,
+                                   remember=ablation != "no_memory")
         self.reset()
 
     def reset(self) -> None:
@@ -482,7 +488,7 @@ class ProcessAgent:
                 perf.finish(verdict == "done")
                 self.replans += verdict == "failed" and self.ablation != "fixed"
                 self.sub = None
-        if self.ablation == "full" and self.sub != "defeat_zombie":
+        if self.situated and self.sub != "defeat_zombie":
             urgent = self._urgent(obs)
             if urgent is not None and urgent != self.sub:
                 if self.sub is not None:

@@ -147,6 +147,18 @@ def test_the_performer_memory_replays_a_sequence_that_succeeded_when_the_situati
     assert key not in skills.entries and skills.forgotten == 1
 
 
+
+def test_the_no_memory_agent_plans_as_the_full_one_and_never_stores_or_replays():
+    task = get_task("mp5_wood_pickaxe")
+    skills = PerformerMemory()
+    agent = ProcessAgent(task, FP, "no_memory", seed=WORLD, skills=skills)
+    assert agent.situated and agent.planner.grounded
+    for world in (WORLD, WORLD + 1):
+        outcome = perform(task, make_perceiver("ground_truth"), world, FP, agent=agent)
+        assert outcome.success and outcome.ablation == "no_memory" and outcome.reused == 0
+    assert skills.stored == 0 and not skills.entries
+
+
 class Blindfold:
     name = "ground_truth"
 
