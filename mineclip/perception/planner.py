@@ -403,6 +403,8 @@ class Performer(Seeker):
 
 
 DO = action_id(FP, "do")  # the same index in both views
+DANGER = 4  # tiles round a dead player within which the runner records what was there (ProcessOutcome)
+HOSTILE = ("zombie", "skeleton", "arrow")
 PLACE_ACTIONS = {what: action_id(FP, f"place_{what}") for what in PLACE}
 
 
@@ -531,6 +533,10 @@ class ProcessOutcome:
     skipped_finds: int  # finds the planner left out because perception had already shown the thing
     reused: int  # Performer-memory replays in this episode
     dropped: int = 0  # items Random Drop took away
+    # at a death, what the runner saw round the player (never the agent): the kinds of hostile
+    # objects within DANGER tiles (zombie, skeleton, arrow) and the world's daylight (0 dark .. 1)
+    threats: tuple[str, ...] = ()
+    daylight: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -594,6 +600,13 @@ def perform(task, perceiver, world_seed: int, view: str = FP, ablation: str = "f
             break
     success = bool(info.get("success"))
     died = not success and env.player.health <= 0
+    threats, daylight = (), None
+    if died:
+        px, py = env.player.pos
+        threats = tuple(sorted({kind for o in env.world.objects if (kind := type(o).__name__.lower()) in HOSTILE
+                                and abs(o.pos[0] - px) + abs(o.pos[1] - py) <= DANGER}))
+        daylight = round(float(env.world.daylight), 3)
     return ProcessOutcome(task.id, process_level(task), agent.ablation, perceiver.name, world_seed, view, success,
                           died, not success and not died, int(env.state.step), len(agent.done), len(agent.failed),
-                          agent.replans, len(agent.skipped), agent.performer.skills.reused - reused, dropped)
+                          agent.replans, len(agent.skipped), agent.performer.skills.reused - reused, dropped,
+                          threats, daylight)

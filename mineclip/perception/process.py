@@ -18,6 +18,7 @@ from mineclip.sim.view import check_view
 
 from .planner import (
     ABLATIONS,
+    DANGER,
     FP,
     LEVELS,
     PerformerMemory,
@@ -153,6 +154,23 @@ def run_process(s: ProcessSettings) -> dict:
             "seconds": {"total": time.time() - t0}}
 
 
+def death_summary(outcomes: list[dict]) -> str:
+    """One line per ablation: its deaths, how many had a zombie or a skeleton (or its arrows) within
+    DANGER tiles, how many had none, and how many came in the dark (daylight below 0.3)."""
+    lines = [f"Deaths, by what was within {DANGER} tiles of the player (the runner's record, not the agent's):"]
+    for ablation in dict.fromkeys(o["ablation"] for o in outcomes):
+        dead = [o for o in outcomes if o["ablation"] == ablation and o["died"]]
+        if not dead:
+            continue
+        zombie = sum("zombie" in o["threats"] for o in dead)
+        skeleton = sum(bool({"skeleton", "arrow"} & set(o["threats"])) for o in dead)
+        none = sum(not o["threats"] for o in dead)
+        dark = sum(o["daylight"] is not None and o["daylight"] < 0.3 for o in dead)
+        lines.append(f"- {ABLATION_NAMES[ablation]}: {len(dead)} deaths; a zombie near in {zombie}, a skeleton or "
+                     f"its arrow in {skeleton}, nothing hostile in {none}; in the dark (daylight < 0.3) {dark}")
+    return "\n".join(lines) if len(lines) > 1 else "No deaths."
+
+
 def process_markdown(result: dict) -> str:
     """Markdown of a `run_process` result: success per level per ablation with Wilson intervals,
     (died / timed out), then per task."""
@@ -173,5 +191,6 @@ def process_markdown(result: dict) -> str:
               "|---|---|" + "---:|" * len(succ)]
     for tid, row in result["tasks"].items():
         lines.append(f"| {tid} | {row['level']} | " + " | ".join(f"{row[a]:.0%}" for a in succ) + " |")
+    lines += ["", death_summary(result["outcomes"])]
     lines.append(f"\nwall time {result['seconds']['total']:.0f} s")
     return "\n".join(lines)

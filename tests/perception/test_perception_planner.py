@@ -184,7 +184,9 @@ def test_the_blind_agent_is_never_given_a_sight(monkeypatch):
 def test_death_and_time_out_are_failures_and_top_view_plays_too():
     dead = perform("mp5_wood_pickaxe", make_perceiver("ground_truth"), WORLD, FP, init={"inventory": {"health": 0}})
     assert dead.died and not dead.success and not dead.timed_out
+    assert 0.0 <= dead.daylight <= 1.0 and set(dead.threats) <= {"zombie", "skeleton", "arrow"}
     late = perform("mp5_wood_pickaxe", make_perceiver("ground_truth"), WORLD, FP, max_steps=3)
     assert late.timed_out and not late.success and late.steps == 3
+    assert late.threats == () and late.daylight is None  # recorded at a death only
     top = perform("mp5_wood_pickaxe", make_perceiver("ground_truth"), WORLD, "top")
     assert top.success and top.view == "top"

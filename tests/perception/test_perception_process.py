@@ -10,6 +10,7 @@ import pytest
 from mineclip.perception.process import (
     ABLATION_NAMES,
     ProcessSettings,
+    death_summary,
     process_markdown,
     run_process,
     wilson,
@@ -53,3 +54,15 @@ def test_bench_process_prints_one_json_object(capsys):
     result = json.loads(capsys.readouterr().out)
     assert set(result["success"]) == {"full"} and result["settings"]["view"] == "first_person"
     assert result["tasks"]["mp5_eat_cow"]["level"] == "basic"
+
+
+def test_deaths_are_summarised_by_what_was_near_and_the_light():
+    base = {"ablation": "full", "success": False}
+    outcomes = [dict(base, died=True, threats=("arrow", "zombie"), daylight=0.1),
+                dict(base, died=True, threats=("skeleton",), daylight=0.5),
+                dict(base, died=True, threats=(), daylight=0.05),
+                dict(base, died=False, threats=(), daylight=None)]
+    line = death_summary(outcomes).splitlines()[1]
+    assert "3 deaths; a zombie near in 1, a skeleton or its arrow in 2, nothing hostile in 1" in line
+    assert line.endswith("in the dark (daylight < 0.3) 2")
+    assert death_summary(outcomes[3:]) == "No deaths."
