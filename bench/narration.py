@@ -15,8 +15,8 @@ from datetime import date
 
 from mineclip.play.approach import BUCKETS, KIND_EVENTS, approach_narration
 from mineclip.play.clips import ClipSettings
-from mineclip.tasks.scenes import IN_VIEW
 from mineclip.sim.view import VIEWS
+from mineclip.tasks.scenes import IN_VIEW
 
 
 def main() -> None:

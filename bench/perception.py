@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--process", action="store_true",
                    help="MP5's process-dependent tasks per level: the planning agent and its ablations (no model "
                         "needed); --perceivers takes ground_truth or active")
-    p.add_argument("--ablations", default="full,blind,fixed", help="with --process: comma-separated agents, of full, blind, fixed, no_memory")
+    p.add_argument("--ablations", default="full,blind,fixed",
+                   help="with --process: comma-separated agents, of full, blind, fixed, no_memory")
     p.add_argument("--drop", type=float, default=0.0,
                    help="with --process: MP5's Random Drop, its probability at the start of each sub-objective")
     p.add_argument("--workers", type=int, default=1, help="with --process: processes playing the episodes")

@@ -15,7 +15,19 @@ from typing import NamedTuple
 from mineclip.sim.state import WorldState
 from mineclip.sim.vocab import VITALS
 from mineclip.tasks.oracles import longest_line
-from mineclip.tasks.scenes import CLOSE, DAY, FAR, IDLE, IN_VIEW, NIGHT, VIEW, VIEW_CLOSE, VIEW_FAR, VIEW_NEAR, VIEW_UNNAMED
+from mineclip.tasks.scenes import (
+    CLOSE,
+    DAY,
+    FAR,
+    IDLE,
+    IN_VIEW,
+    NIGHT,
+    VIEW,
+    VIEW_CLOSE,
+    VIEW_FAR,
+    VIEW_NEAR,
+    VIEW_UNNAMED,
+)
 
 EVENTS: dict[str, list[str]] = {
     "collect_wood": ["i'm chopping this tree", "chop a tree real quick", "getting some wood off this tree",

@@ -342,8 +342,8 @@ def analyse_play(play: Play, spec: dict, gamma: float = GAMMA, coverage: int = 5
                                                      actions, gamma)
         out["by_distance"][mode] = _by_distance(seen2, r)
         out["mean_reward"][mode] = float(r.mean()) if len(r) else None
-    # why Direct's rho stays moderate: where P of the prompt is below 1/N its reward is exactly 0,
-    # whatever the distance; P itself (the unclipped Direct-Naive) ranks the in-view steps without ties
+    # whether Direct's clipping holds its rho down: where P of the prompt is below 1/N the reward is
+    # exactly 0 whatever the distance; P itself (the unclipped Direct-Naive) has no such ties
     r = learned_reward(play, "direct")(s, a, s2)
     out["direct_zero_in_view"] = float((r[in_view] == 0).mean()) if in_view.any() else None
     out["rho_distance_prob"] = _spearman(seen2[in_view], play.prob[s2][in_view])

@@ -147,7 +147,6 @@ def test_the_performer_memory_replays_a_sequence_that_succeeded_when_the_situati
     assert key not in skills.entries and skills.forgotten == 1
 
 
-
 def test_the_no_memory_agent_plans_as_the_full_one_and_never_stores_or_replays():
     task = get_task("mp5_wood_pickaxe")
     skills = PerformerMemory()

@@ -182,7 +182,14 @@ def test_ranged_captions_tell_distance_and_name_ores_in_view():
     # when mined; "ranged" says how far the nearest one in view is and names coal it sees; "near"
     # names a thing only within CLOSE tiles
     from mineclip.play.narrate import check_in_view, holds
-    from mineclip.tasks.scenes import CLOSE, FAR, VIEW_CLOSE, VIEW_FAR, VIEW_NEAR, VIEW_UNNAMED
+    from mineclip.tasks.scenes import (
+        CLOSE,
+        FAR,
+        VIEW_CLOSE,
+        VIEW_FAR,
+        VIEW_NEAR,
+        VIEW_UNNAMED,
+    )
 
     ep = run_episode("harvest_coal", "scripted", seed=3, world_seed=3, prelude=2, tail=8, view="first_person")
     assert any(s.count("coal") for s in ep.states)
