@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from mineclip.sim.view import DEFAULT_VIEW, check_view
-from mineclip.tasks.scenes import IN_VIEW
+from mineclip.tasks.scenes import check_in_view
 from mineclip.train.configs import ConfigError, config_root, load_config
 
 PRESET_FOLDER = "pipeline"
@@ -123,8 +123,10 @@ def preset_from_dict(name: str, d: dict) -> Preset:
                         dict(d.get("train") or {}), **(d.get("eval") or {}), perception=perception, view=view)
     except TypeError as e:
         raise ConfigError(f"preset {name!r}: {e}") from e
-    if preset.clips.in_view not in IN_VIEW:
-        raise ConfigError(f"preset {name!r}: clips.in_view {preset.clips.in_view!r} is not one of {list(IN_VIEW)}")
+    try:
+        check_in_view(preset.clips.in_view)
+    except ValueError as e:
+        raise ConfigError(f"preset {name!r}: clips.{e}") from e
     if preset.mode not in MODES:
         raise ConfigError(f"preset {name!r}: eval.mode {preset.mode!r} is not a reward formula; expected one of "
                           f"{list(MODES)}")

@@ -19,11 +19,12 @@ from typing import Iterator
 
 import numpy as np
 
-from .narrate import check_in_view, narrate_episode
+from .narrate import narrate_episode
 from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
 from mineclip.sim.view import DEFAULT_VIEW, check_view
+from mineclip.tasks.scenes import check_in_view
 from mineclip.tasks.registry import list_tasks
 from mineclip.tasks.world_seeds import world_seeds
 

@@ -20,7 +20,6 @@ from mineclip.tasks.scenes import (
     DAY,
     FAR,
     IDLE,
-    IN_VIEW,
     NIGHT,
     VIEW,
     VIEW_CLOSE,
@@ -169,13 +168,6 @@ def primary_event(evs: list[str]) -> str | None:
     """The most specific event of a window."""
     present = set(evs)
     return next((e for e in PRIORITY if e in present), None)
-
-
-def check_in_view(in_view: str) -> str:
-    """`in_view` if it is one of IN_VIEW, else ValueError."""
-    if in_view not in IN_VIEW:
-        raise ValueError(f"in_view must be one of {list(IN_VIEW)}, got {in_view!r}")
-    return in_view
 
 
 def _visible(state: WorldState, ores: bool = False) -> list[str]:

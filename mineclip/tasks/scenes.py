@@ -60,6 +60,13 @@ NIGHT = ["it's night", "so dark now", "night time"]
 DAY = ["nice day out", "during the day, sun is up", "daytime"]
 
 
+def check_in_view(in_view: str) -> str:
+    """`in_view` if it is one of IN_VIEW, else ValueError."""
+    if in_view not in IN_VIEW:
+        raise ValueError(f"in_view must be one of {list(IN_VIEW)}, got {in_view!r}")
+    return in_view
+
+
 def scene_captions() -> list[str]:
     """What the narrator says when no event happens: idle talk and things in view from afar.
 

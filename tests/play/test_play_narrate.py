@@ -181,7 +181,7 @@ def test_ranged_captions_tell_distance_and_name_ores_in_view():
     # issue 59, part 4: the default narration names a cow the same at 1 tile and at 8, and coal only
     # when mined; "ranged" says how far the nearest one in view is and names coal it sees; "near"
     # names a thing only within CLOSE tiles
-    from mineclip.play.narrate import check_in_view, holds
+    from mineclip.play.narrate import holds
     from mineclip.tasks.scenes import (
         CLOSE,
         FAR,
@@ -189,6 +189,7 @@ def test_ranged_captions_tell_distance_and_name_ores_in_view():
         VIEW_FAR,
         VIEW_NEAR,
         VIEW_UNNAMED,
+        check_in_view,
     )
 
     ep = run_episode("harvest_coal", "scripted", seed=3, world_seed=3, prelude=2, tail=8, view="first_person")
