@@ -7,12 +7,21 @@ Built on `concurrent.futures.ProcessPoolExecutor`, which notices a dead worker a
 Workers also exit when the process that started them is gone (`mineclip.host.die_with_parent`), and
 a consumer that stops early (an error, enough results) ends them rather than waiting for their jobs:
 no pool leaves an orphan behind.
+
+A worker that dies while it is *sending* a result (a result of megabytes takes a while through the
+pipe; the consumer stopping early ends workers at whatever they are doing) leaves part of a message in
+the executor's result pipe, and the executor's manager thread then waits for the rest of it forever:
+it neither sees the death nor lets `shutdown` return (`mineclip pipeline` hung so in its clips stage,
+which stops the workers once it has enough clips). `_Workers` watches for this: once every worker is
+gone, it closes this process's end of the pipe's writing side, the last one open, and the manager
+reads an end of file instead, calls the pool broken and cleans up.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -21,6 +30,8 @@ from typing import Any, Callable, Iterable, Iterator
 from mineclip.host import die_with_parent
 
 AHEAD = 2  # jobs submitted per worker ahead of the results taken (bounded memory, ordered output)
+GRACE = 2.0  # seconds a dead worker's last result may still be arriving before the pool is called broken
+POLL = 0.5  # seconds between checks on the workers while waiting for a result
 
 
 class WorkerDiedError(RuntimeError):
@@ -45,6 +56,7 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable, workers: int, name_of: Ca
     pids = ctx.SimpleQueue()
     executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_start_worker,
                                    initargs=(os.getpid(), pids))
+    watch = _Workers(executor, pids)
     todo = iter(jobs)
     pending: deque = deque()  # (job, future), in submission order
     finished = False
@@ -59,8 +71,9 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable, workers: int, name_of: Ca
                 break
             if ordered:
                 job, future = pending.popleft()
+                watch.wait([future])
             else:
-                done, _ = wait([f for _, f in pending], return_when=FIRST_COMPLETED)
+                done = watch.wait([f for _, f in pending])
                 job, future = next((j, f) for j, f in pending if f in done)
                 pending.remove((job, future))
             try:
@@ -77,18 +90,62 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable, workers: int, name_of: Ca
         for _, future in pending:
             future.cancel()
         if not finished:  # an error, or a consumer that stopped early: end the workers, do not wait for them
-            _end_workers(pids)
+            watch.end()
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-_END = object()
+class _Workers:
+    """The pool's worker processes, by the pids they announce (`_start_worker`), and what to do when
+    one is gone while a result is awaited (see the module)."""
 
+    def __init__(self, executor: ProcessPoolExecutor, pids):
+        self.executor, self.pids, self.ours = executor, pids, set()
 
-def _end_workers(pids) -> None:
-    """Terminate this pool's workers that are still alive (their pids came through `pids`)."""
-    ours = set()
-    while not pids.empty():
-        ours.add(pids.get())
-    for process in multiprocessing.active_children():  # live children only: no pid reused by another
-        if process.pid in ours:
+    def _alive(self) -> dict:
+        while not self.pids.empty():
+            self.ours.add(self.pids.get())
+        # live children only (it reaps the dead ones): no pid reused by another process
+        return {p.pid: p for p in multiprocessing.active_children() if p.pid in self.ours}
+
+    def wait(self, futures: list) -> set:
+        """The first of `futures` done, as `concurrent.futures.wait(FIRST_COMPLETED)`; if a worker has
+        been dead for GRACE seconds and none is done (the executor did not notice: it died sending a
+        result), the pool is ended and the futures fail with BrokenProcessPool."""
+        dead_since = None
+        while True:
+            done, _ = wait(futures, timeout=POLL, return_when=FIRST_COMPLETED)
+            if done:
+                return done
+            if len(self._alive()) < len(self.ours):
+                dead_since = dead_since or time.monotonic()
+                if time.monotonic() - dead_since > GRACE:
+                    self.end()
+                    done, _ = wait(futures, timeout=10 * GRACE, return_when=FIRST_COMPLETED)
+                    if not done:  # the manager thread did not call the pool broken: say so ourselves
+                        for f in futures:
+                            if not f.done():
+                                f.set_exception(BrokenProcessPool("a worker died while sending a result"))
+                        return set(futures)
+                    return done
+
+    def end(self) -> None:
+        """Terminate the workers still alive and reap them; then, if the executor's manager thread is
+        still reading (the rest of a message a dead worker was sending), close this process's end of
+        the result pipe's writing side, the last one open, so that it reads an end of file."""
+        alive = self._alive()
+        for process in alive.values():
             process.terminate()
+        for process in alive.values():
+            process.join(GRACE)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        manager = getattr(self.executor, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(GRACE)
+            results = getattr(self.executor, "_result_queue", None)
+            if manager.is_alive() and results is not None:
+                results._writer.close()
+
+
+_END = object()
