@@ -23,7 +23,7 @@ from mineclip.tasks.placement import DEFAULT_PLACEMENT, check_placement, placeme
 
 from .calibrate import (
     collect_frames,
-    fit_thresholds,
+    fit_percipient,
     frame_probs,
     load_thresholds,
     probes,
@@ -216,7 +216,7 @@ def load_percipient(rm, artifact: str | None, fit_frames, refit: bool, head: boo
     head (`head.supports`). `head=False` asks every condition in words, with thresholds fitted now
     and not saved (the artifact's own are fitted with its head). Saved ones of another view than
     `view` are a ValueError (`refit` fits and saves this view's instead)."""
-    from .head import fit_head, load_head, supports
+    from .head import load_head, supports
 
     own = head  # the artifact's own setting: what is read and saved
     head = head and supports(rm)
@@ -225,8 +225,7 @@ def load_percipient(rm, artifact: str | None, fit_frames, refit: bool, head: boo
         if saved and (saved_head is not None or not head):
             return Percipient(rm, saved, saved_head), "read from perception.json" + (
                 " and perception_head.safetensors" if head else "")
-    percipient = Percipient(rm, {}, fit_head(rm, fit_frames()) if head else None)
-    percipient.thresholds = fit_thresholds(percipient, fit_frames())
+    percipient = fit_percipient(rm, fit_frames(), head)
     if artifact and own:
         save_thresholds(artifact, percipient.thresholds)
         if head:

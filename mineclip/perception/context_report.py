@@ -49,14 +49,12 @@ def evaluate_context(artifact: Path, context: Path, report: Path, labels: Path, 
     from mineclip.reward import RewardModel
 
     from .benchmark import JudgeSettings, run_judges
-    from .calibrate import collect_frames, fit_thresholds, save_thresholds
-    from .head import fit_head, supports
-    from .percipient import Percipient
+    from .calibrate import collect_frames, fit_percipient, save_thresholds
 
     t0 = time.time()
     rm, frames = RewardModel.load(artifact), collect_frames("perception", fit_worlds, view=check_view(view))
-    head = fit_head(rm, frames) if supports(rm) else None
-    thresholds = fit_thresholds(Percipient(rm, {}, head), frames)
+    fitted = fit_percipient(rm, frames)
+    head, thresholds = fitted.head, fitted.thresholds
     if head is not None:
         head.save(artifact)
     save_thresholds(artifact, thresholds)

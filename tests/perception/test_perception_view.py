@@ -11,6 +11,7 @@ import torch
 from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
+from mineclip.perception import calibrate
 from mineclip.perception.benchmark import load_percipient
 from mineclip.perception.calibrate import (
     LabelledFrame,
@@ -21,9 +22,12 @@ from mineclip.perception.calibrate import (
 )
 from mineclip.perception.conditions import Condition
 from mineclip.perception.head import (
+    HIDDEN,
     PATCH_DISTANCE,
+    READER,
     TILE_DISTANCE,
     fit_head,
+    frame_tokens,
     load_head,
     patch_labels,
     tile_labels,
@@ -116,6 +120,48 @@ def test_a_calibration_of_one_view_is_refused_in_the_other(sim_model, sim_head, 
         fit_head(sim_model, top_frames[:4] + eyes_frames[:4])
     with pytest.raises(ValueError, match="fitted in the first_person view; this patrol is in the top view"):
         patrol("find_a_cow", make_perceiver("active", percipient), world_seeds("perception_eval", 1)[0])
+
+
+def test_in_first_person_the_head_reads_each_patch_with_its_neighbours_and_is_saved_so(sim_model, sim_head,
+                                                                                      eyes_frames, tmp_path):
+    head = fit_head(sim_model, eyes_frames)
+    width = sim_model.model.vision.conv1.out_channels
+    assert head.reader == READER[FP] == "neighbourhood" and head.tile_w1.shape == (9 * width, HIDDEN)
+    assert sim_head[0].reader == READER["top"] == "patch"  # from above a tile is one patch
+    assert torch.equal(fit_head(sim_model, eyes_frames).tile_w1, head.tile_w1)  # a fixed seed: the same network
+    tokens = frame_tokens(sim_model, np.stack([f.frame for f in eyes_frames[:4]]))
+    head.save(tmp_path)
+    loaded = load_head(tmp_path, sim_model, FP)
+    assert loaded.reader == "neighbourhood" and torch.equal(loaded.tile_probs(tokens), head.tile_probs(tokens))
+    # a patch's answer depends on the tokens of its 3x3 neighbourhood, and on no other patch's
+    changed = tokens.clone()
+    changed[:, 5, 4] += 3.0
+    moved = (head.tile_probs(changed) - head.tile_probs(tokens)).abs().amax((0, 2)).reshape(16, 9)
+    near = torch.zeros(16, 9, dtype=torch.bool)
+    near[4:7, 3:6] = True
+    assert moved[near].gt(0).all() and moved[~near].eq(0).all()
+    assert fit_head(sim_model, eyes_frames, reader="patch").reader == "patch"  # the other read-out, on request
+    with pytest.raises(ValueError, match="unknown read-out 'pixels'"):
+        fit_head(sim_model, eyes_frames, reader="pixels")
+
+
+def test_a_neighbourhood_heads_bands_are_fitted_on_answers_for_frames_it_was_not_fitted_on(sim_model, sim_head,
+                                                                                            eyes_frames, monkeypatch):
+    given = []
+    fit = calibrate.fit_thresholds
+    monkeypatch.setattr(calibrate, "fit_thresholds", lambda p, frames, probs=None: given.append(probs) or fit(p, frames, probs=probs))
+    fitted = calibrate.fit_percipient(sim_model, eyes_frames)
+    assert fitted.head.reader == "neighbourhood" and fitted.thresholds["view"] == FP
+    conds, half = calibrate.probes(), len(eyes_frames) // 2
+    fold = fit_head(sim_model, eyes_frames[half:])  # fitted on the second half, answering the first
+    known = [j for j, c in enumerate(conds) if fitted.head.knows(c) and fold.knows(c)]
+    assert known
+    expected = calibrate.frame_probs(Percipient(sim_model, {}, fold), eyes_frames[:half], [conds[j] for j in known])
+    assert np.allclose(given[0][:half, known], expected)
+    own = calibrate.frame_probs(fitted, eyes_frames[:half], [conds[j] for j in known])
+    assert not np.allclose(own, expected)  # the whole head's own answers on the frames it was fitted on differ
+    top_head, top_frames, _ = sim_head
+    assert calibrate.fit_percipient(sim_model, top_frames).head.reader == "patch" and given[-1] is None
 
 
 def test_near_and_proximity_are_read_from_the_patch_rows_in_first_person(sim_model, eyes_frames):
