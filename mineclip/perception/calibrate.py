@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from mineclip.model.artifact import PERCEPTION, Artifact
 from mineclip.sim.state import WorldState
@@ -173,16 +174,28 @@ def fit_percipient(rm, frames: list[LabelledFrame], head: bool = True) -> Percip
     whose patches are the simulator's tiles, `head.supports`) and its bands (see the module: a
     neighbourhood network's bands on out-of-fold answers; a condition that a half's head cannot read,
     too few of its kind in that half, keeps the whole head's own P)."""
-    from .head import fit_head, supports
+    from .head import fit_counts, fit_head, frame_tokens, supports
 
     percipient = Percipient(rm, {}, fit_head(rm, frames) if head and supports(rm) else None)
     probs = None
     if percipient.head is not None and percipient.head.reader == "neighbourhood":
-        conds, half = probes(), len(frames) // 2
+        conds, half, full = probes(), len(frames) // 2, percipient.head
+        parts = ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half)))
+        folds = [fit_head(rm, frames[other], reader="neighbourhood") for _, other in parts]
+        # the count read-outs, on the folds' answers for the frames they were not fitted on
+        counted = [c for c in conds if c.need > 1 and full.knows(c) and all(f.knows(c) for f in folds)]
+        tiles = [fold.tile_probs(frame_tokens(rm, np.stack([f.frame for f in frames[part]]))).double()
+                 for fold, (part, _) in zip(folds, parts)]
+        keys = {f"{c.subject}:{c.need}": c for c in counted}
+        oof = {k: torch.cat([t[..., fold.kinds.index(c.subject)] for t, fold in zip(tiles, folds)])
+               for k, c in keys.items()}
+        full.counts, full.count_w, full.count_b = fit_counts(oof, {k: [f.state.count(c.subject) >= c.need for f in frames]
+                                                                   for k, c in keys.items()})
+        full.fitted["counts"] = list(full.counts)
         probs = frame_probs(percipient, frames, conds)
-        for part, other in ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half))):
-            fold = fit_head(rm, frames[other], reader="neighbourhood")
-            known = [j for j, c in enumerate(conds) if percipient.head.knows(c) and fold.knows(c)]
+        for fold, (part, _) in zip(folds, parts):
+            fold.counts, fold.count_w, fold.count_b = full.counts, full.count_w, full.count_b
+            known = [j for j, c in enumerate(conds) if full.knows(c) and fold.knows(c)]
             probs[part, known] = frame_probs(Percipient(rm, {}, fold), frames[part], [conds[j] for j in known])
     percipient.thresholds = fit_thresholds(percipient, frames, probs=probs)
     return percipient

@@ -29,6 +29,12 @@ in view" per frame 0.58 with the logistic read-out, 0.82 with the network over 3
 (water 0.76 -> 0.91; per clean patch, cow 0.83 -> 0.99). From above a tile is one patch and the
 logistic read-out already reads every condition at F1 0.97, so it stays (docs/perception.md).
 
+Counting in first person: "three trees in view" is not "three patches show a tree" (a near tree fills
+a dozen patches, three far ones may share one), so a first-person head also has count read-outs
+(`fit_counts`, fitted by `calibrate.fit_percipient` on out-of-fold answers): per condition that asks
+for more than one, a logistic regression from the sorted patch probabilities, their sum and their
+tails to the label.
+
 Why: contrastive training keeps a frame's time and light but not which tiles hold a cow, water or
 sand (`bench/probe.py`: the pooled embedding ranks a cow at AUC 0.64, the patch tokens at 0.98).
 The tokens still have it, so a read-out fitted on labelled frames answers where the words cannot.
@@ -67,6 +73,9 @@ NEIGHBOURHOOD_TENSORS = ("tile_w1", "tile_b1")  # the network's hidden layer (`t
 # (one hidden layer over the tokens of the patch and its eight neighbours, shared by the kinds)
 READER = {"top": "patch", "first_person": "neighbourhood"}
 HIDDEN = 128  # the neighbourhood network's hidden units
+COUNT_TENSORS = ("count_w", "count_b")  # the count read-outs (`count_features` -> logit), one row per `counts` key
+COUNT_TOP = 12  # the largest patch probabilities a count read-out sees, with their sum and tails
+COUNT_TAILS = (1, 2, 3, 5, 8)
 EPOCHS = 15  # passes of AdamW over the labelled patches (batch BATCH), from a fixed seed
 BATCH = 4096
 # Manhattan distance of each tile of the local view from the player's, in the order of the tokens
@@ -182,6 +191,34 @@ def neighbourhoods(z: torch.Tensor) -> torch.Tensor:
     return torch.cat(parts, 1).permute(0, 2, 3, 1)
 
 
+def count_features(p: torch.Tensor) -> torch.Tensor:
+    """What a count read-out sees of a frame's patch probabilities p [N, M] for one kind: the
+    COUNT_TOP largest, their sum over all patches and the tails P(at least k patches) for k in
+    COUNT_TAILS, [N, COUNT_TOP + 1 + len(COUNT_TAILS)]."""
+    top = torch.sort(p, 1, descending=True).values[:, :COUNT_TOP]
+    return torch.cat([top, p.sum(1, keepdim=True), torch.stack([at_least(p, k) for k in COUNT_TAILS], 1)], 1)
+
+
+def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray]) -> tuple[list[str], torch.Tensor, torch.Tensor]:
+    """Count read-outs: per key "kind:need", a logistic regression from `count_features` of the
+    frames' patch probabilities for the kind (`probs[key]` [N, M], answers of heads that were not
+    fitted on those frames) to whether at least `need` of the kind are in view (`labels[key]`):
+    (keys, weights [C, F], biases [C]), the standardisation folded in. Keys without MIN_FRAMES frames
+    of each label are left out."""
+    keys, ws, bs = [], [], []
+    for key, p in probs.items():
+        y = np.asarray(labels[key], bool)
+        if min(y.sum(), (~y).sum()) < MIN_FRAMES:
+            continue
+        w, b, mean, std = _fit_logistic(count_features(p.double()).float(), y[:, None])
+        keys.append(key)
+        ws.append(w[0] / std)
+        bs.append(b[0] - (mean / std * w[0]).sum())
+    if not keys:
+        return [], torch.zeros(0, COUNT_TOP + 1 + len(COUNT_TAILS)), torch.zeros(0)
+    return keys, torch.stack(ws), torch.stack(bs)
+
+
 def _fit_neighbourhood(z: torch.Tensor, y: np.ndarray, l2: float = L2, seed: int = 0
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The neighbourhood network on standardised tokens z [N, 16, 9, D] and patch labels y [N * 16 * 9, K]:
@@ -259,6 +296,11 @@ class PerceptionHead:
     reader: str = "patch"  # the things' read-out (`READER`)
     tile_w1: torch.Tensor | None = None  # [9 * width, HIDDEN], the neighbourhood network's hidden layer
     tile_b1: torch.Tensor | None = None
+    # "kind:need" -> a count read-out (`fit_counts`): P(at least `need` in view) learned from the patches'
+    # probabilities, where the tail over patches miscounts (in first person a near tree fills many patches)
+    counts: list[str] = field(default_factory=list)
+    count_w: torch.Tensor | None = None  # [C, F]
+    count_b: torch.Tensor | None = None
 
     @property
     def distance(self) -> torch.Tensor:
@@ -301,7 +343,12 @@ class PerceptionHead:
             for j in things:
                 c = conditions[j]
                 p = tiles[..., self.kinds.index(c.subject)]
-                seen = at_least(p, c.need)
+                key = f"{c.subject}:{c.need}"
+                if key in self.counts:
+                    i = self.counts.index(key)
+                    seen = torch.sigmoid(count_features(p) @ self.count_w[i].double() + self.count_b[i].double())
+                else:
+                    seen = at_least(p, c.need)
                 for d in [arg for key, arg in c.checks if key == "near"] if near else []:
                     seen = torch.minimum(seen, at_least(p[:, self.distance <= d], 1))
                 out[:, j] = seen.numpy()
@@ -320,10 +367,12 @@ class PerceptionHead:
 
     def save(self, directory: str | os.PathLike) -> Path:
         """Write `perception_head.safetensors` into `directory` (an artifact's), atomically."""
-        names = TENSORS + (NEIGHBOURHOOD_TENSORS if self.reader == "neighbourhood" else ())
+        names = (TENSORS + (NEIGHBOURHOOD_TENSORS if self.reader == "neighbourhood" else ())
+                 + (COUNT_TENSORS if self.counts else ()))
         tensors = {k: getattr(self, k).contiguous() for k in names}
         meta = {"format": FORMAT, "kinds": json.dumps(self.kinds), "states": json.dumps(self.states),
-                "fitted": json.dumps(self.fitted), "view": check_view(self.view), "reader": self.reader}
+                "fitted": json.dumps(self.fitted), "view": check_view(self.view), "reader": self.reader,
+                "counts": json.dumps(self.counts)}
         return Artifact(directory).write_tensors(FILE_NAME, tensors, meta)
 
 
@@ -346,21 +395,25 @@ def load_head(directory: str | os.PathLike | None, rm=None, view: str | None = D
     except Exception as e:  # noqa: BLE001 - whatever safetensors says, with the file's name
         raise ValueError(f"{path}: not a perception head ({e})") from e
     reader = meta.get("reader", "patch")  # heads saved before the reader existed read each patch alone
-    names = TENSORS + (NEIGHBOURHOOD_TENSORS if reader == "neighbourhood" else ())
+    counts = json.loads(meta.get("counts", "[]"))
+    names = TENSORS + (NEIGHBOURHOOD_TENSORS if reader == "neighbourhood" else ()) + (COUNT_TENSORS if counts else ())
     if meta.get("format") != FORMAT or reader not in set(READER.values()) or set(tensors) != set(names):
         raise ValueError(f"{path}: not a perception head (format {meta.get('format')!r}, reader {reader!r}, "
                          f"tensors {sorted(tensors)})")
     head = PerceptionHead(json.loads(meta["kinds"]), *(tensors[k] for k in TENSORS[:4]), json.loads(meta["states"]),
                           *(tensors[k] for k in TENSORS[4:]), fitted=json.loads(meta.get("fitted", "{}")),
                           view=meta.get("view", DEFAULT_VIEW), reader=reader,
-                          tile_w1=tensors.get("tile_w1"), tile_b1=tensors.get("tile_b1"))
+                          tile_w1=tensors.get("tile_w1"), tile_b1=tensors.get("tile_b1"),
+                          counts=counts, count_w=tensors.get("count_w"), count_b=tensors.get("count_b"))
     if view is not None and head.view != check_view(view):
         raise ValueError(f"{path}: fitted on frames of the {head.view} view, not the {view} view; fit it again "
                          f"in the {view} view (the pipeline's perception stage with --view {view})")
     width = head.tile_mean.shape[0]
     inner = width if reader == "patch" else head.tile_b1.shape[0]
     if (head.tile_w.shape != (len(head.kinds), inner) or head.state_w.shape[0] != len(head.states)
-            or (reader == "neighbourhood" and head.tile_w1.shape != (9 * width, inner))):
+            or (reader == "neighbourhood" and head.tile_w1.shape != (9 * width, inner))
+            or (counts and (head.count_w.shape != (len(counts), COUNT_TOP + 1 + len(COUNT_TAILS))
+                            or head.count_b.shape != (len(counts),)))):
         raise ValueError(f"{path}: tensor shapes do not match its kinds and states")
     if rm is not None:
         model_width, dim = rm.model.vision.conv1.out_channels, int(rm.model.config.embed_dim)

@@ -12,7 +12,16 @@ from mineclip.evaluate.judge import roc_auc
 from mineclip.model import MineCLIP, get_config
 from mineclip.perception.calibrate import fit_thresholds
 from mineclip.perception.conditions import Condition
-from mineclip.perception.head import FILE_NAME, at_least, frame_tokens, load_head, supports, tile_labels
+from mineclip.perception.head import (
+    FILE_NAME,
+    at_least,
+    count_features,
+    fit_counts,
+    frame_tokens,
+    load_head,
+    supports,
+    tile_labels,
+)
 from mineclip.perception.percipient import Percipient
 from mineclip.reward import RewardModel
 
@@ -31,6 +40,27 @@ def test_at_least_is_the_exact_tail():
 @pytest.fixture
 def fitted(sim_head):
     return sim_head
+
+
+def test_a_count_read_out_counts_where_the_tail_over_patches_miscounts():
+    # in first person one near tree fills many patches (fewer than 3 trees), three far ones a patch each
+    rng = np.random.default_rng(0)
+    frames, labels = [], []
+    for i in range(200):
+        p = np.full(144, 0.01)
+        if i % 2:  # three far trees: three patches, each fairly sure
+            p[rng.choice(144, 3, replace=False)] = rng.uniform(0.6, 0.9, 3)
+        else:  # one near tree: a block of 12 patches, very sure
+            p[rng.choice(132, 1)[0]:][:12] = rng.uniform(0.9, 1.0, 12)
+        frames.append(p)
+        labels.append(bool(i % 2))
+    probs, y = torch.tensor(np.stack(frames)), np.array(labels)
+    assert roc_auc(at_least(probs, 3).numpy(), y) < 0.5  # the tail calls the near tree three
+    keys, w, b = fit_counts({"tree:3": probs}, {"tree:3": y})
+    assert keys == ["tree:3"] and w.shape == (1, count_features(probs[:1]).shape[1])
+    learned = torch.sigmoid(count_features(probs).float() @ w[0] + b[0]).numpy()
+    assert roc_auc(learned, y) > 0.95
+    assert fit_counts({"tree:3": probs}, {"tree:3": np.zeros(200, bool)})[0] == []  # one label only: none fitted
 
 
 def test_tokens_line_up_with_the_tiles_and_wrong_models_or_frames_are_refused(sim_model, reward_model, fitted):

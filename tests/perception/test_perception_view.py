@@ -145,8 +145,8 @@ def test_in_first_person_the_head_reads_each_patch_with_its_neighbours_and_is_sa
         fit_head(sim_model, eyes_frames, reader="pixels")
 
 
-def test_a_neighbourhood_heads_bands_are_fitted_on_answers_for_frames_it_was_not_fitted_on(sim_model, sim_head,
-                                                                                            eyes_frames, monkeypatch):
+def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames_it_was_not_fitted_on(
+        sim_model, sim_head, eyes_frames, monkeypatch, tmp_path):
     given = []
     fit = calibrate.fit_thresholds
     monkeypatch.setattr(calibrate, "fit_thresholds", lambda p, frames, probs=None: given.append(probs) or fit(p, frames, probs=probs))
@@ -154,12 +154,23 @@ def test_a_neighbourhood_heads_bands_are_fitted_on_answers_for_frames_it_was_not
     assert fitted.head.reader == "neighbourhood" and fitted.thresholds["view"] == FP
     conds, half = calibrate.probes(), len(eyes_frames) // 2
     fold = fit_head(sim_model, eyes_frames[half:])  # fitted on the second half, answering the first
+    fold.counts, fold.count_w, fold.count_b = fitted.head.counts, fitted.head.count_w, fitted.head.count_b
+    assert fitted.head.counts and set(fitted.head.counts) <= {"water:3", "sand:3", "tree:3"}  # need > 1 only
     known = [j for j, c in enumerate(conds) if fitted.head.knows(c) and fold.knows(c)]
     assert known
     expected = calibrate.frame_probs(Percipient(sim_model, {}, fold), eyes_frames[:half], [conds[j] for j in known])
     assert np.allclose(given[0][:half, known], expected)
     own = calibrate.frame_probs(fitted, eyes_frames[:half], [conds[j] for j in known])
     assert not np.allclose(own, expected)  # the whole head's own answers on the frames it was fitted on differ
+    # a count is answered by its read-out, saved and loaded with the head
+    counted = [c for c in conds if f"{c.subject}:{c.need}" in fitted.head.counts]
+    x = np.stack([f.frame for f in eyes_frames[:6]])
+    fitted.head.save(tmp_path)
+    loaded = load_head(tmp_path, sim_model, FP)
+    assert loaded.counts == fitted.head.counts
+    assert np.allclose(loaded.probs(sim_model, x, counted), fitted.head.probs(sim_model, x, counted))
+    loaded.counts = []  # the tail over patches instead
+    assert not np.allclose(loaded.probs(sim_model, x, counted), fitted.head.probs(sim_model, x, counted))
     top_head, top_frames, _ = sim_head
     assert calibrate.fit_percipient(sim_model, top_frames).head.reader == "patch" and given[-1] is None
 
