@@ -17,7 +17,8 @@ on trust it as much as it fits them: fine for the logistic read-out of each patc
 first-person network over neighbourhoods, which fits its own frames more closely than it reads new
 ones (its yes answers were 0.48-0.84 precise on held-out frames against the 0.9 fitted). Its bands
 are fitted on out-of-fold answers instead: two heads, each fitted on one half of the frames (in
-the order they were collected, world after world), answer the other half.
+the order they were collected, world after world), answer the other half. The same answers fit the
+head's count read-outs (`head.fit_counts`).
 """
 
 from __future__ import annotations
@@ -172,8 +173,8 @@ def fit_thresholds(percipient: Percipient, frames: list[LabelledFrame], target: 
 def fit_percipient(rm, frames: list[LabelledFrame], head: bool = True) -> Percipient:
     """A Percipient fitted on labelled frames of training worlds: its head (with `head`, for a model
     whose patches are the simulator's tiles, `head.supports`) and its bands (see the module: a
-    neighbourhood network's bands on out-of-fold answers; a condition that a half's head cannot read,
-    too few of its kind in that half, keeps the whole head's own P)."""
+    neighbourhood network's bands and count read-outs on out-of-fold answers; a condition that a
+    half's head cannot read, too few of its kind in that half, keeps the whole head's own P)."""
     from .head import fit_counts, fit_head, frame_tokens, supports
 
     percipient = Percipient(rm, {}, fit_head(rm, frames) if head and supports(rm) else None)

@@ -3,7 +3,7 @@ labelled by the simulator.
 
 MP5's Percipient is a model trained on labelled frames over MineCLIP's frozen image encoder, not
 the contrastive model asked in words. Here the same idea at the scale of this project: the frame
-encoder stays frozen, and two small logistic regressions are fitted on frames of training worlds
+encoder stays frozen, and small read-outs of it are fitted on frames of training worlds
 (`calibrate.collect_frames("perception", ...)`), labelled by the simulator's ground truth:
 
 - **things** (creatures, terrain, objects): a read-out per kind of each patch token of the encoder's
@@ -223,8 +223,7 @@ def _fit_neighbourhood(z: torch.Tensor, y: np.ndarray, l2: float = L2, seed: int
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The neighbourhood network on standardised tokens z [N, 16, 9, D] and patch labels y [N * 16 * 9, K]:
     (hidden weights [9 * D, HIDDEN], hidden biases [HIDDEN], output weights [K, HIDDEN], output biases
-    [K]). Each kind's loss is the mean over its own patches, so a rare kind is not drowned by a common
-    one; the same seed gives the same weights."""
+    [K]), by AdamW on the binary cross-entropy of every kind; the same seed gives the same weights."""
     x = neighbourhoods(z).reshape(-1, 9 * z.shape[-1])
     t = torch.as_tensor(y, dtype=torch.float32)
     with torch.random.fork_rng(), torch.enable_grad():

@@ -149,7 +149,12 @@ def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames
         sim_model, sim_head, eyes_frames, monkeypatch, tmp_path):
     given = []
     fit = calibrate.fit_thresholds
-    monkeypatch.setattr(calibrate, "fit_thresholds", lambda p, frames, probs=None: given.append(probs) or fit(p, frames, probs=probs))
+
+    def noting(percipient, frames, probs=None):
+        given.append(probs)
+        return fit(percipient, frames, probs=probs)
+
+    monkeypatch.setattr(calibrate, "fit_thresholds", noting)
     fitted = calibrate.fit_percipient(sim_model, eyes_frames)
     assert fitted.head.reader == "neighbourhood" and fitted.thresholds["view"] == FP
     conds, half = calibrate.probes(), len(eyes_frames) // 2
@@ -171,7 +176,7 @@ def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames
     assert np.allclose(loaded.probs(sim_model, x, counted), fitted.head.probs(sim_model, x, counted))
     loaded.counts = []  # the tail over patches instead
     assert not np.allclose(loaded.probs(sim_model, x, counted), fitted.head.probs(sim_model, x, counted))
-    top_head, top_frames, _ = sim_head
+    _, top_frames, _ = sim_head
     assert calibrate.fit_percipient(sim_model, top_frames).head.reader == "patch" and given[-1] is None
 
 
