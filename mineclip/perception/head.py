@@ -76,6 +76,7 @@ HIDDEN = 128  # the neighbourhood network's hidden units
 COUNT_TENSORS = ("count_w", "count_b")  # the count read-outs (`count_features` -> logit), one row per `counts` key
 COUNT_TOP = 12  # the largest patch probabilities a count read-out sees, with their sum and tails
 COUNT_TAILS = (1, 2, 3, 5, 8)
+COUNT_FEATURES = COUNT_TOP + 1 + len(COUNT_TAILS)  # what `count_features` gives per frame
 EPOCHS = 15  # passes of AdamW over the labelled patches (batch BATCH), from a fixed seed
 BATCH = 4096
 # Manhattan distance of each tile of the local view from the player's, in the order of the tokens
@@ -194,7 +195,7 @@ def neighbourhoods(z: torch.Tensor) -> torch.Tensor:
 def count_features(p: torch.Tensor) -> torch.Tensor:
     """What a count read-out sees of a frame's patch probabilities p [N, M] for one kind: the
     COUNT_TOP largest, their sum over all patches and the tails P(at least k patches) for k in
-    COUNT_TAILS, [N, COUNT_TOP + 1 + len(COUNT_TAILS)]."""
+    COUNT_TAILS, [N, COUNT_FEATURES]."""
     top = torch.sort(p, 1, descending=True).values[:, :COUNT_TOP]
     return torch.cat([top, p.sum(1, keepdim=True), torch.stack([at_least(p, k) for k in COUNT_TAILS], 1)], 1)
 
@@ -215,7 +216,7 @@ def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray]) ->
         ws.append(w[0] / std)
         bs.append(b[0] - (mean / std * w[0]).sum())
     if not keys:
-        return [], torch.zeros(0, COUNT_TOP + 1 + len(COUNT_TAILS)), torch.zeros(0)
+        return [], torch.zeros(0, COUNT_FEATURES), torch.zeros(0)
     return keys, torch.stack(ws), torch.stack(bs)
 
 
@@ -342,9 +343,9 @@ class PerceptionHead:
             for j in things:
                 c = conditions[j]
                 p = tiles[..., self.kinds.index(c.subject)]
-                key = f"{c.subject}:{c.need}"
-                if key in self.counts:
-                    i = self.counts.index(key)
+                counted = f"{c.subject}:{c.need}"
+                if counted in self.counts:
+                    i = self.counts.index(counted)
                     seen = torch.sigmoid(count_features(p) @ self.count_w[i].double() + self.count_b[i].double())
                 else:
                     seen = at_least(p, c.need)
@@ -411,7 +412,7 @@ def load_head(directory: str | os.PathLike | None, rm=None, view: str | None = D
     inner = width if reader == "patch" else head.tile_b1.shape[0]
     if (head.tile_w.shape != (len(head.kinds), inner) or head.state_w.shape[0] != len(head.states)
             or (reader == "neighbourhood" and head.tile_w1.shape != (9 * width, inner))
-            or (counts and (head.count_w.shape != (len(counts), COUNT_TOP + 1 + len(COUNT_TAILS))
+            or (counts and (head.count_w.shape != (len(counts), COUNT_FEATURES)
                             or head.count_b.shape != (len(counts),)))):
         raise ValueError(f"{path}: tensor shapes do not match its kinds and states")
     if rm is not None:

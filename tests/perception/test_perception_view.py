@@ -22,6 +22,7 @@ from mineclip.perception.calibrate import (
 )
 from mineclip.perception.conditions import Condition
 from mineclip.perception.head import (
+    COUNT_FEATURES,
     HIDDEN,
     PATCH_DISTANCE,
     READER,
@@ -178,6 +179,25 @@ def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames
     assert not np.allclose(loaded.probs(sim_model, x, counted), fitted.head.probs(sim_model, x, counted))
     _, top_frames, _ = sim_head
     assert calibrate.fit_percipient(sim_model, top_frames).head.reader == "patch" and given[-1] is None
+
+
+def test_a_first_person_head_file_with_wrong_tensors_or_an_unknown_reader_is_refused(sim_model, eyes_frames, tmp_path):
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    head = fit_head(sim_model, eyes_frames)
+    head.counts, head.count_w, head.count_b = ["tree:3"], torch.zeros(1, COUNT_FEATURES), torch.zeros(1)
+    path = head.save(tmp_path)
+    assert load_head(tmp_path, sim_model, FP).counts == ["tree:3"]
+    with safe_open(str(path), framework="pt") as f:
+        meta, tensors = f.metadata(), {k: f.get_tensor(k) for k in f.keys()}
+    for changed, extra, match in ((dict(tensors, count_w=torch.zeros(1, COUNT_FEATURES + 1)), {}, "shapes do not match"),
+                                  (dict(tensors, tile_w1=tensors["tile_w1"][:-1]), {}, "shapes do not match"),
+                                  (tensors, {"reader": "pixels"}, "reader 'pixels'"),
+                                  ({k: v for k, v in tensors.items() if k != "count_b"}, {}, "not a perception head")):
+        save_file(changed, str(path), metadata=meta | extra)
+        with pytest.raises(ValueError, match=match):
+            load_head(tmp_path, sim_model, FP)
 
 
 def test_near_and_proximity_are_read_from_the_patch_rows_in_first_person(sim_model, eyes_frames):
