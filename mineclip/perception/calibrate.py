@@ -18,7 +18,8 @@ first-person network over neighbourhoods, which fits its own frames more closely
 ones (its yes answers were 0.48-0.84 precise on held-out frames against the 0.9 fitted). Its bands
 are fitted on out-of-fold answers instead: two heads, each fitted on one half of the frames (in
 the order they were collected, world after world), answer the other half. The same answers fit the
-head's count read-outs (`head.fit_counts`).
+head's count read-outs (`head.fit_counts`), and the counts' bands are out-of-fold as well: the
+answers they are fitted on for one half come from a count read-out fitted on the other half's.
 """
 
 from __future__ import annotations
@@ -190,16 +191,30 @@ def fit_percipient(rm, frames: list[LabelledFrame], head: bool = True) -> Percip
         keys = {f"{c.subject}:{c.need}": c for c in counted}
         oof = {k: torch.cat([t[..., fold.kinds.index(c.subject)] for t, fold in zip(tiles, folds)])
                for k, c in keys.items()}
-        full.counts, full.count_w, full.count_b = fit_counts(oof, {k: [f.state.count(c.subject) >= c.need for f in frames]
-                                                                   for k, c in keys.items()})
+        labels = {k: np.array([f.state.count(c.subject) >= c.need for f in frames]) for k, c in keys.items()}
+        full.counts, full.count_w, full.count_b = fit_counts(oof, labels)
         full.fitted["counts"] = list(full.counts)
         probs = frame_probs(percipient, frames, conds)
-        for fold, (part, _) in zip(folds, parts):
-            fold.counts, fold.count_w, fold.count_b = full.counts, full.count_w, full.count_b
+        for fold, (part, other) in zip(folds, parts):
+            # the bands' answers for these frames: a count read-out fitted on the other half's
+            # answers only, so that the counts' bands are out-of-fold too
+            own = fit_counts({k: v[other] for k, v in oof.items()}, {k: v[other] for k, v in labels.items()})
+            fold.counts, fold.count_w, fold.count_b = _with_fallback(own, (full.counts, full.count_w, full.count_b))
             known = [j for j, c in enumerate(conds) if full.knows(c) and fold.knows(c)]
             probs[part, known] = frame_probs(Percipient(rm, {}, fold), frames[part], [conds[j] for j in known])
     percipient.thresholds = fit_thresholds(percipient, frames, probs=probs)
     return percipient
+
+
+def _with_fallback(own: tuple, full: tuple) -> tuple[list[str], torch.Tensor, torch.Tensor]:
+    """Count read-outs (keys, weights, biases) with the keys of `full` in its order: `own`'s row where
+    it has the key (a half too few frames of a label to fit one does not), else `full`'s."""
+    keys, w, b = full
+    rows = {k: i for i, k in enumerate(own[0])}
+    pick = [(own[1][rows[k]], own[2][rows[k]]) if k in rows else (w[i], b[i]) for i, k in enumerate(keys)]
+    if not pick:
+        return list(keys), w, b
+    return list(keys), torch.stack([p[0] for p in pick]), torch.stack([p[1] for p in pick])
 
 
 def save_thresholds(artifact_dir: str | os.PathLike, thresholds: dict) -> Path:

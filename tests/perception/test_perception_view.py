@@ -27,6 +27,7 @@ from mineclip.perception.head import (
     PATCH_DISTANCE,
     READER,
     TILE_DISTANCE,
+    fit_counts,
     fit_head,
     frame_tokens,
     load_head,
@@ -148,6 +149,10 @@ def test_in_first_person_the_head_reads_each_patch_with_its_neighbours_and_is_sa
 
 def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames_it_was_not_fitted_on(
         sim_model, sim_head, eyes_frames, monkeypatch, tmp_path):
+    from mineclip.perception import head as head_module
+
+    # the test's 24 frames hold too few of each count label for halves of 12 at the packaged minimum
+    monkeypatch.setattr(head_module, "MIN_FRAMES", 3)
     given = []
     fit = calibrate.fit_thresholds
 
@@ -160,12 +165,25 @@ def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames
     assert fitted.head.reader == "neighbourhood" and fitted.thresholds["view"] == FP
     conds, half = calibrate.probes(), len(eyes_frames) // 2
     fold = fit_head(sim_model, eyes_frames[half:])  # fitted on the second half, answering the first
-    fold.counts, fold.count_w, fold.count_b = fitted.head.counts, fitted.head.count_w, fitted.head.count_b
+    other = fit_head(sim_model, eyes_frames[:half])  # and the one answering the second half
     assert fitted.head.counts and set(fitted.head.counts) <= {"water:3", "sand:3", "tree:3"}  # need > 1 only
+    # the first half's count answers: a read-out fitted on the second half's out-of-fold answers alone
+    second = other.tile_probs(frame_tokens(sim_model, np.stack([f.frame for f in eyes_frames[half:]]))).double()
+    needs = {f"{c.subject}:{c.need}": c for c in conds if f"{c.subject}:{c.need}" in fitted.head.counts}
+    own_counts = fit_counts({k: second[..., other.kinds.index(c.subject)] for k, c in needs.items()},
+                            {k: [f.state.count(c.subject) >= c.need for f in eyes_frames[half:]] for k, c in needs.items()})
+    assert own_counts[0]  # the sim frames give the halves enough of both labels for at least one count
+    fold.counts, fold.count_w, fold.count_b = calibrate._with_fallback(
+        own_counts, (fitted.head.counts, fitted.head.count_w, fitted.head.count_b))
     known = [j for j, c in enumerate(conds) if fitted.head.knows(c) and fold.knows(c)]
     assert known
     expected = calibrate.frame_probs(Percipient(sim_model, {}, fold), eyes_frames[:half], [conds[j] for j in known])
     assert np.allclose(given[0][:half, known], expected)
+    # with the read-out fitted on every frame (the first half's labels among them) the counts' answers differ
+    fold.counts, fold.count_w, fold.count_b = fitted.head.counts, fitted.head.count_w, fitted.head.count_b
+    counts_idx = [i for i, j in enumerate(known) if f"{conds[j].subject}:{conds[j].need}" in own_counts[0]]
+    in_sample = calibrate.frame_probs(Percipient(sim_model, {}, fold), eyes_frames[:half], [conds[j] for j in known])
+    assert counts_idx and not np.allclose(in_sample[:, counts_idx], expected[:, counts_idx])
     own = calibrate.frame_probs(fitted, eyes_frames[:half], [conds[j] for j in known])
     assert not np.allclose(own, expected)  # the whole head's own answers on the frames it was fitted on differ
     # a count is answered by its read-out, saved and loaded with the head
