@@ -14,6 +14,8 @@ id, an agent, a transcript file) stays in `other`, by name, and can still group 
     holds         facts true of the clip (what a caption may state without lying)
     frame_labels  per-frame supervision from the world that made the clip, opaque here: a training
                   plug-in decodes it (`mineclip.train.supervision`)
+    completion    how fully the clip shows what its caption names, in [0, 1] (CLIP4MC's
+                  task-completion degree; training's `graded_targets` reads it)
 
 `says` and `holds` are what the crafter narrator records (`mineclip play clips`); clips of other
 data have neither, and training options that need them say so.
@@ -39,6 +41,7 @@ class ClipMeta:
     says: tuple[str, ...] | None = None
     holds: tuple[str, ...] | None = None
     frame_labels: Mapping | None = None
+    completion: float | None = None
     other: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .narrate import narrate_episode
+from .narrate import completion, narrate_episode
 from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
@@ -64,7 +64,8 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
         meta = {"task_id": rec["task_id"], "agent": rec["agent"], "seed": rec["seed"], "world_seed": rec["world_seed"],
                 "start": int(start), "event": main, "says": list(says), "holds": list(true),
                 "label": rec["label"], "view": rec["view"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
-                "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]])}  # what each frame shows
+                "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]]),  # what each frame shows
+                "completion": completion(says, ep.states[start + job["clip_len"] - 1])}
         out.append((ext, payload, text, meta))
     return out
 

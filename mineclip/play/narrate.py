@@ -237,6 +237,20 @@ def holds(states: list[WorldState], events: list[list[str]], in_view: str = "any
     return tuple(sorted(out))
 
 
+SEEN_FACTS = ("view", "near", "far")  # the facts that name a thing in view
+
+
+def completion(says: tuple[str, ...] | list[str], state: WorldState) -> float:
+    """How fully the frame of `state` shows what a caption names (CLIP4MC's task-completion degree,
+    a clip's meta `completion` for training's `graded_targets`): 1 / the tiles to the nearest one in
+    view of each thing the caption names as seen (its `SEEN_FACTS`), the least of them; 0 when one
+    is out of view (a caption lagging the picture); 1 when it names nothing seen (an event, the
+    time). In first person a thing's size in the frame falls with those tiles, as CLIP4MC's
+    target size in the frame does; the distance is defined the same in both views."""
+    kinds = {fact.split(":", 1)[1] for fact in says if fact.split(":", 1)[0] in SEEN_FACTS}
+    return min((1.0 / max(1.0, state.view_distance(k)) for k in sorted(kinds)), default=1.0)
+
+
 def describe_scene(state: WorldState, rng: random.Random, in_view: str = "any") -> tuple[str, tuple[str, ...]]:
     """A caption of the scenery alone, and the facts it states: every kind in view (near or far)
     and the time of day, in a random order: the conditions MP5's Percipient asks about (creature,

@@ -63,6 +63,21 @@ def clip_facts(metas: list[ClipMeta], needed_by: str) -> tuple[list, list]:
     return [list(m.says) for m in metas], [list(m.holds) for m in metas]
 
 
+def clip_completion(metas: list[ClipMeta]) -> torch.Tensor:
+    """float32 [b]: each clip's meta `completion` (`graded_targets`); a clip without one, or with one
+    outside [0, 1], is a ValueError."""
+    metas = [ClipMeta.from_dict(m) for m in metas]
+    missing = sum(m.completion is None for m in metas)
+    if missing:
+        raise ValueError(f"graded_targets needs each clip's meta 'completion' (how fully it shows what its caption "
+                         f"names; `mineclip play clips` writes it since 2026-11-29): {missing} of {len(metas)} clips "
+                         "in this batch have none")
+    values = torch.tensor([float(m.completion) for m in metas], dtype=torch.float32)
+    if not bool(((values >= 0) & (values <= 1)).all()):
+        raise ValueError(f"a clip's meta 'completion' must be in [0, 1], got {sorted(set(values.tolist()))[:5]}")
+    return values
+
+
 def fact_ids(facts: list, width: int) -> torch.Tensor:
     """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of their
     `stable_id`s, zero-padded."""
@@ -84,6 +99,15 @@ def truth_positives(says: torch.Tensor, holds: torch.Tensor) -> torch.Tensor:
     hot[:, vocab == 0] = 0.0  # padding
     said, held = hot[: len(says)], hot[len(says):]
     return (held.new_ones(held.shape) - held) @ said.t() == 0  # [m, n]: nothing said that does not hold
+
+
+def graded_targets(targets: torch.Tensor, completion: torch.Tensor | None) -> torch.Tensor:
+    """Soft targets [b, N] graded by `completion` [b] (None: unchanged): row i keeps completion_i of
+    its mass where it was and spreads the rest evenly over the N columns (`ContrastiveLoss`)."""
+    if completion is None:
+        return targets
+    c = completion.to(targets.dtype)[:, None]
+    return c * targets + (1 - c) / targets.shape[1]
 
 
 def _pad(targets: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
@@ -115,6 +139,13 @@ class ContrastiveLoss(nn.Module):
     minimal_pairs`: its caption with one statement about the scene made false), each clip's
     video->text row gets one more column, its own hard negative (NegCLIP's form); other clips do not
     see it, and the text->video direction is unchanged.
+
+    With `completion` [b] in [0, 1] (CLIP4MC's task-completion degree, Jiang et al. 2024: how fully
+    a clip shows what its caption names), clip i's video->text target keeps completion_i of its
+    positive mass and spreads the rest evenly over all N captions (`graded_targets`): a clip that
+    shows its caption's cow far away is pulled to that caption less than one that shows it close,
+    so the probability of a caption can grow with how complete it looks. 1 everywhere is the
+    ungraded loss exactly; the text->video direction is unchanged.
     """
 
     def __init__(self, multi_positive: bool = True, gather_with_grad: bool = True):
@@ -130,17 +161,22 @@ class ContrastiveLoss(nn.Module):
         keys: torch.Tensor | None = None,
         facts: tuple[torch.Tensor, torch.Tensor] | None = None,
         hard_text: torch.Tensor | None = None,
+        completion: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         """video, text: L2-normalised [b, D]; logit_scale: the log temperature (scalar parameter);
         keys: [b, ...] rows whose equality marks positives; facts: (says, holds) fact ids [b, F]
         (positives by truth, see the class); hard_text: L2-normalised [b, D], a negative of its own
-        clip only. Returns loss, logits and (video->text) targets (without the hard column)."""
+        clip only; completion: [b] in [0, 1], grades each clip's video->text target (see the class).
+        Returns loss, logits and (video->text) targets (the positives, ungraded; without the hard column)."""
         if video.shape != text.shape or video.ndim != 2:
             raise ValueError(f"expected video and text embeddings of one shape [b, D], got {list(video.shape)} and {list(text.shape)}")
         if hard_text is not None and hard_text.shape != video.shape:
             raise ValueError(f"expected one hard negative per clip [b, D] = {list(video.shape)}, got {list(hard_text.shape)}")
         rank, world = _distributed()
         b = video.shape[0]
+        if completion is not None and (completion.shape != (b,) or not bool(((completion >= 0) & (completion <= 1)).all())):
+            raise ValueError(f"completion must be one value in [0, 1] per clip, shape [{b}]; got shape "
+                             f"{list(completion.shape)}, range [{float(completion.min()):.3g}, {float(completion.max()):.3g}]")
         all_video = gather_features(video, self.gather_with_grad)
         all_text = gather_features(text, self.gather_with_grad)
         scale = logit_scale.exp()
@@ -159,17 +195,21 @@ class ContrastiveLoss(nn.Module):
             if (pos_v2t.sum(1) == 0).any() or (pos_t2v.sum(1) == 0).any():
                 raise ValueError("a clip's own caption is not true of it: its 'holds' facts must include its 'says'")
             targets = pos_v2t / pos_v2t.sum(1, keepdim=True)
-            loss_v2t = F.cross_entropy(v2t.float(), _pad(targets, v2t))
+            loss_v2t = F.cross_entropy(v2t.float(), _pad(graded_targets(targets, completion), v2t))
             loss_t2v = F.cross_entropy(logits_t2v.float(), pos_t2v / pos_t2v.sum(1, keepdim=True))
         elif self.multi_positive and keys is not None:
             all_keys = gather_features(keys, with_grad=False)
             targets = positive_targets(keys, all_keys)
-            loss_v2t = F.cross_entropy(v2t.float(), _pad(targets, v2t))
+            loss_v2t = F.cross_entropy(v2t.float(), _pad(graded_targets(targets, completion), v2t))
             loss_t2v = F.cross_entropy(logits_t2v.float(), targets)
         else:
             targets = torch.arange(b, device=video.device) + rank * b
-            loss_v2t = F.cross_entropy(v2t.float(), targets)
             loss_t2v = F.cross_entropy(logits_t2v.float(), targets)
+            if completion is not None:
+                graded = graded_targets(F.one_hot(targets, logits_v2t.shape[1]).float(), completion)
+                loss_v2t = F.cross_entropy(v2t.float(), _pad(graded, v2t))
+            else:
+                loss_v2t = F.cross_entropy(v2t.float(), targets)
         return {
             "loss": (loss_v2t + loss_t2v) / 2,
             "loss_v2t": loss_v2t.detach(),

@@ -19,7 +19,7 @@ from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
-from .loss import ContrastiveLoss, clip_facts, fact_ids, positive_targets, stable_id
+from .loss import ContrastiveLoss, clip_completion, clip_facts, fact_ids, positive_targets, stable_id
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
 from .readout import FrameReadout, readout_loss
@@ -96,6 +96,10 @@ class MineCLIPModule(pl.LightningModule):
     "a cow nearby" from "a zombie is coming" on the same clip. "events": the event the caption states
     is swapped instead, for one another clip of the batch shows ("crafting a wooden sword" ->
     "crafting a wooden pickaxe").
+    graded_targets: CLIP4MC's remedy for a reward that cannot tell near from far (Jiang et al. 2024):
+    each clip's video->text target keeps its meta `completion` (how fully the clip shows what its
+    caption names, in [0, 1]; the crafter narrator: 1 / tiles to the nearest thing the caption names
+    in view) of the positive mass and spreads the rest over every caption (`ContrastiveLoss`).
     frame_readout: weight of an auxiliary loss (0: off): a linear read-out of each frame's feature
     predicts what the simulator says the frame shows (kinds in view and next to the player, day,
     the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
@@ -129,6 +133,7 @@ class MineCLIPModule(pl.LightningModule):
         positives: str = "caption",
         gather_with_grad: bool = True,
         minimal_pairs: str = "none",
+        graded_targets: bool = False,
         frame_readout: float = 0.0,
         frame_readout_labels: str = "all",
         frame_labels: str = CRAFTER_FRAME_LABELS,
@@ -271,8 +276,9 @@ class MineCLIPModule(pl.LightningModule):
             v, t, hard = self.embed_with_pairs(batch, video)
         else:
             v, t = self.embed(batch, video)
+        completion = clip_completion(batch["meta"]).to(v.device) if self.hparams.graded_targets else None
         out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch), facts=self.facts(batch),
-                           hard_text=hard)
+                           hard_text=hard, completion=completion)
         loss = out["loss"]
         b = len(v)
         if aux is not None:

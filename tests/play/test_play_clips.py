@@ -88,3 +88,6 @@ def test_clips_command_writes_narrated_shards(tmp_path):
     assert len(texts) == 12 and all(t.strip() for t in texts)
     # every clip says what each of its 16 frames shows (the frame read-out's targets)
     assert all(len(m["frame_labels"][f]) == 16 for m in metas for f in ("seen", "near", "day", "inv"))
+    # and how fully it shows what its caption names (training's graded_targets)
+    assert all(0.0 <= m["completion"] <= 1.0 for m in metas)
+    assert all(m["completion"] == 1.0 for m in metas if not any(f.split(":")[0] in ("view", "near", "far") for f in m["says"]))

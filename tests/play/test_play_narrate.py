@@ -241,3 +241,17 @@ def test_in_view_is_a_clip_and_preset_setting(tmp_path):
         load_preset(preset)
     preset.write_text("clips: {num_clips: 10, in_view: near}\n")
     assert load_preset(preset).clips.in_view == "near"
+
+
+def test_completion_is_one_over_the_tiles_to_the_nearest_thing_the_caption_names_in_view():
+    from mineclip.play.narrate import completion
+    from mineclip.sim.state import WorldState
+
+    state = WorldState(step=0, inventory={}, achievements={}, pos=(0, 0), facing=(0, 1), facing_kind="grass",
+                       sleeping=False, daylight=1.0, view={"cow": [(0, 4), (3, 3)], "water": [(1, 0)]},
+                       around={"cow": [(0, 4), (3, 3)], "water": [(1, 0)], "zombie": [(0, -2)]})
+    assert completion(("event:none", "view:cow", "time:day"), state) == 0.25  # the nearer cow: 4 tiles
+    assert completion(("near:water",), state) == 1.0
+    assert completion(("near:water", "far:cow"), state) == 0.25  # the least complete of what it names
+    assert completion(("event:eat_cow", "time:day"), state) == 1.0  # names nothing seen
+    assert completion(("view:zombie",), state) == 0.0  # behind the player: a caption the frame does not show

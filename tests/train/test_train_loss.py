@@ -5,7 +5,7 @@ import torch
 import torch.multiprocessing as mp
 
 from mineclip.model import MineCLIP, tokenize
-from mineclip.train.loss import ContrastiveLoss, fact_ids, positive_targets, truth_positives
+from mineclip.train.loss import ContrastiveLoss, fact_ids, graded_targets, positive_targets, truth_positives
 from mineclip.model import get_config
 
 from helpers.models import MICRO
@@ -88,6 +88,37 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_completion_of_one_is_the_ungraded_loss_in_every_positive_scheme():
+    v, t = _normal(4, 8, 0), _normal(4, 8, 1)
+    scale, ones = torch.tensor(2.0), torch.ones(4)
+    keys = torch.tensor([[1], [1], [2], [3]])
+    facts = (fact_ids([["view:cow"], ["event:none"], ["view:cow"], ["time:day"]], 4),
+             fact_ids([["view:cow"], ["event:none", "view:cow"], ["view:cow"], ["time:day"]], 4))
+    for loss, kwargs in ((ContrastiveLoss(False), {}), (ContrastiveLoss(True), {"keys": keys}),
+                         (ContrastiveLoss(True), {"facts": facts})):
+        plain = loss(v, t, scale, **kwargs)
+        graded = loss(v, t, scale, completion=ones, **kwargs)
+        assert graded["loss"].item() == pytest.approx(plain["loss"].item(), rel=1e-6)
+
+
+def test_completion_spreads_the_rest_of_a_clips_target_over_every_caption():
+    v, t = _normal(4, 8, 0), _normal(4, 8, 1)
+    scale, completion = torch.tensor(2.0), torch.tensor([1.0, 0.5, 0.25, 0.0])
+    out = ContrastiveLoss(False)(v, t, scale, completion=completion)
+    logits = scale.exp() * v @ t.t()
+    soft = completion[:, None] * torch.eye(4) + (1 - completion[:, None]) / 4
+    torch.testing.assert_close(graded_targets(torch.eye(4), completion), soft)
+    v2t = torch.nn.functional.cross_entropy(logits, soft)
+    t2v = torch.nn.functional.cross_entropy(logits.t(), torch.arange(4))  # the text->video side is not graded
+    assert out["loss"].item() == pytest.approx(((v2t + t2v) / 2).item(), rel=1e-6)
+    assert out["targets"].tolist() == [0, 1, 2, 3]  # in-batch R@1 still counts the positives, ungraded
+    # a lower completion lowers the probability the loss asks of a clip's own caption
+    assert soft[2, 2] < soft[1, 1] < soft[0, 0] and soft[3].tolist() == [0.25] * 4
+    for bad in (torch.tensor([1.0, 0.5, 1.5, 0.0]), torch.tensor([-0.1, 0.5, 1.0, 0.0]), torch.ones(3)):
+        with pytest.raises(ValueError, match=r"completion must be one value in \[0, 1\] per clip"):
+            ContrastiveLoss(False)(v, t, scale, completion=bad)
 
 
 def test_two_process_gather_gives_the_loss_and_gradients_of_one_process(tmp_path):

@@ -218,7 +218,7 @@ def test_a_training_step_with_truth_positives_hands_the_facts_to_the_loss(monkey
                       {"says": ["event:none"], "holds": ["event:none"]}]}
     seen = {}
 
-    def record(v, t, scale, keys=None, facts=None, hard_text=None):
+    def record(v, t, scale, keys=None, facts=None, hard_text=None, completion=None):
         seen.update(keys=keys, facts=facts, hard_text=hard_text)
         raise RuntimeError("recorded")
 
@@ -246,7 +246,7 @@ def test_a_training_step_with_minimal_pairs_hands_each_clip_its_own_hard_negativ
                        "holds": ["event:collect_wood", "time:day", "view:tree"]}]}
     seen = {}
 
-    def record(v, t, scale, keys=None, facts=None, hard_text=None):
+    def record(v, t, scale, keys=None, facts=None, hard_text=None, completion=None):
         seen.update(t=t, hard_text=hard_text)
         raise RuntimeError("recorded")
 
@@ -261,3 +261,35 @@ def test_a_training_step_with_minimal_pairs_hands_each_clip_its_own_hard_negativ
         module.training_step(batch | {"meta": [{"event": None}, {"event": None}]}, 0)
     with pytest.raises(ValueError, match="minimal_pairs must be"):
         MineCLIPModule(MICRO, minimal_pairs="true")
+
+
+def test_graded_targets_hand_each_clips_completion_to_the_loss(monkeypatch):
+    from helpers.training import NUM_FRAMES, RESOLUTION
+
+    from mineclip.model import tokenize
+
+    module = MineCLIPModule(MICRO, positives="meta.event", graded_targets=True)
+    batch = {"video": torch.zeros(2, NUM_FRAMES, 3, *RESOLUTION, dtype=torch.uint8),
+             "tokens": tokenize(["a cow far off", "chop a tree"]),
+             "meta": [{"event": None, "completion": 0.25}, {"event": "collect_wood", "completion": 1.0}]}
+    seen = {}
+
+    def record(v, t, scale, keys=None, facts=None, hard_text=None, completion=None):
+        seen.update(completion=completion)
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(module.loss_fn, "forward", record)
+    with pytest.raises(RuntimeError, match="recorded"):
+        module.training_step(batch, 0)
+    torch.testing.assert_close(seen["completion"], torch.tensor([0.25, 1.0]))
+    batch["meta"][1] = {"event": "collect_wood"}  # written before clips recorded it
+    with pytest.raises(ValueError, match="graded_targets needs each clip's meta 'completion'.*1 of 2"):
+        module.training_step(batch, 0)
+    batch["meta"][1] = {"event": "collect_wood", "completion": 4}
+    with pytest.raises(ValueError, match=r"must be in \[0, 1\]"):
+        module.training_step(batch, 0)
+    off = MineCLIPModule(MICRO, positives="meta.event")  # off: clips without the field train as before
+    monkeypatch.setattr(off.loss_fn, "forward", record)
+    with pytest.raises(RuntimeError, match="recorded"):
+        off.training_step(batch, 0)
+    assert seen["completion"] is None
