@@ -100,6 +100,8 @@ class MineCLIPModule(pl.LightningModule):
     each clip's video->text target keeps its meta `completion` (how fully the clip shows what its
     caption names, in [0, 1]; the crafter narrator: 1 / tiles to the nearest thing the caption names
     in view) of the positive mass and spreads the rest over every caption (`ContrastiveLoss`).
+    completion_floor: with `graded_targets`, the least share a clip keeps (completion c is taken as
+    floor + (1 - floor) * c), so that a clip of a far target still pulls to its caption.
     frame_readout: weight of an auxiliary loss (0: off): a linear read-out of each frame's feature
     predicts what the simulator says the frame shows (kinds in view and next to the player, day,
     the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
@@ -134,6 +136,7 @@ class MineCLIPModule(pl.LightningModule):
         gather_with_grad: bool = True,
         minimal_pairs: str = "none",
         graded_targets: bool = False,
+        completion_floor: float = 0.0,
         frame_readout: float = 0.0,
         frame_readout_labels: str = "all",
         frame_labels: str = CRAFTER_FRAME_LABELS,
@@ -159,6 +162,8 @@ class MineCLIPModule(pl.LightningModule):
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         if not frame_readout >= 0:
             raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
+        if not 0.0 <= completion_floor <= 1.0:
+            raise ValueError(f"completion_floor is the least share of its target a clip keeps, in [0, 1], got {completion_floor}")
         check_label_set(frame_readout_labels)  # also when off, so that a typo is not silently ignored
         # built after the model, and only when used: the model's initial weights stay those of its seed
         self.readout = None
@@ -276,7 +281,10 @@ class MineCLIPModule(pl.LightningModule):
             v, t, hard = self.embed_with_pairs(batch, video)
         else:
             v, t = self.embed(batch, video)
-        completion = clip_completion(batch["meta"]).to(v.device) if self.hparams.graded_targets else None
+        completion = None
+        if self.hparams.graded_targets:
+            floor = self.hparams.completion_floor
+            completion = floor + (1 - floor) * clip_completion(batch["meta"]).to(v.device)
         out = self.loss_fn(v, t, self.logit_scale(), keys=self.positive_keys(batch), facts=self.facts(batch),
                            hard_text=hard, completion=completion)
         loss = out["loss"]

@@ -282,6 +282,13 @@ def test_graded_targets_hand_each_clips_completion_to_the_loss(monkeypatch):
     with pytest.raises(RuntimeError, match="recorded"):
         module.training_step(batch, 0)
     torch.testing.assert_close(seen["completion"], torch.tensor([0.25, 1.0]))
+    floored = MineCLIPModule(MICRO, positives="meta.event", graded_targets=True, completion_floor=0.5)
+    monkeypatch.setattr(floored.loss_fn, "forward", record)
+    with pytest.raises(RuntimeError, match="recorded"):
+        floored.training_step(batch, 0)
+    torch.testing.assert_close(seen["completion"], torch.tensor([0.625, 1.0]))  # 0.5 + 0.5 * c
+    with pytest.raises(ValueError, match="completion_floor"):
+        MineCLIPModule(MICRO, graded_targets=True, completion_floor=1.5)
     batch["meta"][1] = {"event": "collect_wood"}  # written before clips recorded it
     with pytest.raises(ValueError, match="graded_targets needs each clip's meta 'completion'.*1 of 2"):
         module.training_step(batch, 0)
