@@ -74,7 +74,8 @@ def clip_completion(metas: list[ClipMeta]) -> torch.Tensor:
                          "in this batch have none")
     values = torch.tensor([float(m.completion) for m in metas], dtype=torch.float32)
     if not bool(((values >= 0) & (values <= 1)).all()):
-        raise ValueError(f"a clip's meta 'completion' must be in [0, 1], got {sorted(set(values.tolist()))[:5]}")
+        bad = values[(values < 0) | (values > 1) | values.isnan()]
+        raise ValueError(f"a clip's meta 'completion' must be in [0, 1], got {sorted(set(bad.tolist()))[:5]}")
     return values
 
 
@@ -175,8 +176,9 @@ class ContrastiveLoss(nn.Module):
         rank, world = _distributed()
         b = video.shape[0]
         if completion is not None and (completion.shape != (b,) or not bool(((completion >= 0) & (completion <= 1)).all())):
+            seen = f", range [{float(completion.min()):.3g}, {float(completion.max()):.3g}]" if completion.numel() else ""
             raise ValueError(f"completion must be one value in [0, 1] per clip, shape [{b}]; got shape "
-                             f"{list(completion.shape)}, range [{float(completion.min()):.3g}, {float(completion.max()):.3g}]")
+                             f"{list(completion.shape)}{seen}")
         all_video = gather_features(video, self.gather_with_grad)
         all_text = gather_features(text, self.gather_with_grad)
         scale = logit_scale.exp()
