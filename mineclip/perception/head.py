@@ -220,6 +220,17 @@ def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray]) ->
     return keys, torch.stack(ws), torch.stack(bs)
 
 
+def _standardisation(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(mean, std) of the columns of x [M, D] that the read-outs standardise their inputs with."""
+    return x.mean(0), x.std(0).clamp(min=1e-6)
+
+
+def _prior_logit(t: torch.Tensor) -> torch.Tensor:
+    """The logit of each label column's positive rate (of t [M] or [M, K]): a read-out's initial bias."""
+    prior = t.mean(0).clamp(1e-4, 1 - 1e-4)
+    return torch.log(prior / (1 - prior))
+
+
 def _fit_neighbourhood(z: torch.Tensor, y: np.ndarray, l2: float = L2, seed: int = 0
                        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The neighbourhood network on standardised tokens z [N, 16, 9, D] and patch labels y [N * 16 * 9, K]:
@@ -230,9 +241,8 @@ def _fit_neighbourhood(z: torch.Tensor, y: np.ndarray, l2: float = L2, seed: int
     with torch.random.fork_rng(), torch.enable_grad():
         torch.manual_seed(seed)
         hidden, out = torch.nn.Linear(x.shape[1], HIDDEN), torch.nn.Linear(HIDDEN, t.shape[1])
-        prior = t.mean(0).clamp(1e-4, 1 - 1e-4)
         with torch.no_grad():
-            out.bias.copy_(torch.log(prior / (1 - prior)))
+            out.bias.copy_(_prior_logit(t))
         net = torch.nn.Sequential(hidden, torch.nn.GELU(), torch.nn.Dropout(0.2), out)
         opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=10 * l2)
         for _ in range(EPOCHS):
@@ -251,14 +261,13 @@ def _fit_logistic(x: torch.Tensor, y: np.ndarray | None, l2: float = L2
     """One logistic regression per column of the labels y [M, K] (None: none) on standardised x
     [M, D], each by L-BFGS on its own (a rare kind's loss is not drowned by a common one's):
     (weights [K, D], biases [K], mean [D], std [D])."""
-    mean, std = x.mean(0), x.std(0).clamp(min=1e-6)
+    mean, std = _standardisation(x)
     z = (x - mean) / std
     ws, bs = [], []
     for k in range(0 if y is None else y.shape[1]):
         t = torch.as_tensor(y[:, k], dtype=torch.float32)
-        prior = t.mean().clamp(1e-4, 1 - 1e-4)
         w = torch.zeros(x.shape[1], requires_grad=True)
-        b = torch.log(prior / (1 - prior)).clone().requires_grad_(True)
+        b = _prior_logit(t).clone().requires_grad_(True)
         opt = torch.optim.LBFGS([w, b], lr=1.0, max_iter=300, line_search_fn="strong_wolfe")
 
         def closure():
@@ -445,7 +454,7 @@ def fit_head(rm, frames, l2: float = L2, reader: str | None = None) -> Perceptio
             fitted["kinds"][kind] = {"tiles": int(y.sum()), "frames": in_view}
     flat, w1, b1 = tokens.reshape(-1, tokens.shape[-1]), None, None
     if reader == "neighbourhood" and labels:
-        tm, ts = flat.mean(0), flat.std(0).clamp(min=1e-6)  # the standardisation `_fit_logistic` uses
+        tm, ts = _standardisation(flat)
         w1, b1, tw, tb = _fit_neighbourhood((tokens.float() - tm) / ts, np.stack(labels, 1), l2)
     else:
         tw, tb, tm, ts = _fit_logistic(flat, np.stack(labels, 1) if labels else None, l2)
