@@ -178,6 +178,18 @@ def in_view(view: FirstPersonFrame, world, player) -> dict[str, list[tuple[int, 
     return out
 
 
+def upright(kind: str) -> bool:
+    """Whether `kind` stands up from the ground (a block with a height, or a sprite): the lowest of its
+    pixels in a column is where it meets the ground; every pixel of a floor is ground."""
+    return kind in OBJECT_KINDS or BLOCKS.get(kind, (0.0,))[0] > 0
+
+
+def foot_to_centre(kind: str) -> float:
+    """Tiles along the facing from where an upright `kind` meets the ground nearest the eye to its
+    tile's centre: half a tile for a block (its near face), 0 for a sprite (drawn at the centre)."""
+    return 0.0 if kind in OBJECT_KINDS else 0.5
+
+
 def project(forward: float, right: float = 0.0, height: float = 0.0) -> tuple[float, float]:
     """(row, column) at which a point `forward` tiles ahead (along the facing), `right` tiles to the
     right and `height` tiles above the ground appears (a pixel's centre is at +0.5)."""

@@ -16,7 +16,7 @@ from mineclip.perception.benchmark import ContextSettings, run_context, success_
 from mineclip.perception.calibrate import context_tasks
 from mineclip.perception.conditions import conditions_of
 from mineclip.perception.head import PATCH_DISTANCE, PerceptionHead
-from mineclip.perception.patroller import ActivePerceiver, head_locate, make_perceiver
+from mineclip.perception.patroller import ActivePerceiver, head_locate, make_perceiver, place_patches
 from mineclip.perception.percipient import Percipient
 from mineclip.perception.seeker import Memory, Observation, Seeker, Sight, seek, to_ego, to_world
 from mineclip.sim.env import CrafterEnv
@@ -105,9 +105,10 @@ def test_the_learned_percipient_answers_and_locates_through_the_same_interface(s
     width = sim_model.model.config.vision.width
     frame = np.zeros((160, 256, 3), np.uint8)
     where, visible = head_locate(Percipient(sim_model, {}, _head(width, 10.0)), frame, (0, 1))
-    ahead = sorted({a for a, _ in where["cow"]})
     finite = sorted({max(1, round(float(d))) for d in PATCH_DISTANCE.tolist() if np.isfinite(d)})
-    assert ahead == finite and set(where["cow"]) == visible  # every ground patch, placed by its row
+    assert sorted({a for a, _ in visible}) == finite  # every patch that shows ground
+    # every patch sees a cow: each column's is one cow standing on its lowest patch's ground
+    assert {a for a, _ in where["cow"]} == {max(1, round(float(PATCH_DISTANCE[8])))}
     assert all(abs(r) <= a + 1 for a, r in where["cow"])  # within the 90-degree view
     assert head_locate(Percipient(sim_model, {}, _head(width, -10.0)), frame, (0, 1))[0] == {}
     assert head_locate(Percipient(sim_model, {}, None), frame, (0, 1)) == ({}, None)
@@ -115,6 +116,24 @@ def test_the_learned_percipient_answers_and_locates_through_the_same_interface(s
     outcome = seek("find_a_cow", perceiver, 3, init=COW_BEHIND, max_steps=4)
     assert outcome.perceiver == "active" and not outcome.declared  # uncalibrated: unsure, never declares
     assert outcome.questions == 4
+
+
+def test_an_upright_thing_is_placed_where_it_meets_the_ground_a_floor_patch_by_patch():
+    rows, column = 9, 8  # a column just right of the centre: bearing ~0
+    on = np.zeros((16 * rows, 3), bool)
+    run = [column * rows + y for y in (4, 5, 6)]  # three patches above each other, the lowest at row 6
+    on[run, :] = True
+    where, _ = place_patches(on, ["tree", "cow", "water"], FP, (0, 1))
+    foot = float(PATCH_DISTANCE[run[-1]])
+    assert where["cow"] == [(round(foot), 0)]  # a sprite stands on its lowest patch's ground
+    assert where["tree"] == [(round(foot + 0.5), 0)]  # a block's near face is half a tile before its centre
+    assert len(where["water"]) == 3  # a floor: each patch is ground of its own distance
+    assert sorted(a for a, _ in where["water"]) == sorted(max(1, round(float(PATCH_DISTANCE[i]))) for i in run)
+    on[run[-1], 1] = False  # the cow's run ends a patch higher: it stands farther off
+    farther = round(float(PATCH_DISTANCE[run[-2]]))
+    assert farther > round(foot) and place_patches(on, ["tree", "cow", "water"], FP, (0, 1))[0]["cow"] == [(farther, 0)]
+    top, _ = place_patches(on, ["tree", "cow", "water"], "top", (0, 1))  # from above every patch is a tile
+    assert len(top["tree"]) == 3 and len(top["cow"]) == 2
 
 
 @pytest.mark.parametrize("task", [t.id for t in context_tasks()])
