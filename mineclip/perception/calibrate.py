@@ -192,13 +192,14 @@ def fit_percipient(rm, frames: list[LabelledFrame], head: bool = True) -> Percip
         oof = {k: torch.cat([t[..., fold.kinds.index(c.subject)] for t, fold in zip(tiles, folds)])
                for k, c in keys.items()}
         labels = {k: np.array([f.state.count(c.subject) >= c.need for f in frames]) for k, c in keys.items()}
-        full.counts, full.count_w, full.count_b = fit_counts(oof, labels)
+        full.counts, full.count_w, full.count_b = fit_counts(oof, labels, full.view)
         full.fitted["counts"] = list(full.counts)
         probs = frame_probs(percipient, frames, conds)
         for fold, (part, other) in zip(folds, parts):
             # the bands' answers for these frames: a count read-out fitted on the other half's
             # answers only, so that the counts' bands are out-of-fold too
-            own = fit_counts({k: v[other] for k, v in oof.items()}, {k: v[other] for k, v in labels.items()})
+            own = fit_counts({k: v[other] for k, v in oof.items()}, {k: v[other] for k, v in labels.items()},
+                             full.view)
             fold.counts, fold.count_w, fold.count_b = _with_fallback(own, (full.counts, full.count_w, full.count_b))
             known = [j for j, c in enumerate(conds) if full.knows(c) and fold.knows(c)]
             probs[part, known] = frame_probs(Percipient(rm, {}, fold), frames[part], [conds[j] for j in known])

@@ -32,8 +32,10 @@ logistic read-out already reads every condition at F1 0.97, so it stays (docs/pe
 Counting in first person: "three trees in view" is not "three patches show a tree" (a near tree fills
 a dozen patches, three far ones may share one), so a first-person head also has count read-outs
 (`fit_counts`, fitted by `calibrate.fit_percipient` on out-of-fold answers): per condition that asks
-for more than one, a logistic regression from the sorted patch probabilities, their sum and their
-tails to the label.
+for more than one, a logistic regression from the sorted patch probabilities, their sum, their
+tails and how many tiles the patches place the kind on (`place_patches`: one per upright thing's
+foot) to the label. The placed count ranked "three trees in view" at AUC 0.89 on held-out frames of
+training worlds, the probabilities alone at 0.79.
 
 Why: contrastive training keeps a frame's time and light but not which tiles hold a cow, water or
 sand (`bench/probe.py`: the pooled embedding ranks a cow at AUC 0.64, the patch tokens at 0.98).
@@ -57,7 +59,7 @@ from mineclip.model.artifact import PERCEPTION_HEAD, Artifact
 from mineclip.sim import firstperson
 from mineclip.sim.engine import FRAME_SIZE, TILE
 from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
-from mineclip.sim.view import DEFAULT_VIEW, check_view
+from mineclip.sim.view import DEFAULT_VIEW, check_view, turn
 
 from .conditions import BRIGHTNESS, CREATURES, OBJECTS, TERRAIN, THINGS, TIMES, Condition
 
@@ -76,7 +78,9 @@ HIDDEN = 128  # the neighbourhood network's hidden units
 COUNT_TENSORS = ("count_w", "count_b")  # the count read-outs (`count_features` -> logit), one row per `counts` key
 COUNT_TOP = 12  # the largest patch probabilities a count read-out sees, with their sum and tails
 COUNT_TAILS = (1, 2, 3, 5, 8)
-COUNT_FEATURES = COUNT_TOP + 1 + len(COUNT_TAILS)  # what `count_features` gives per frame
+COUNT_FEATURES = COUNT_TOP + 1 + len(COUNT_TAILS) + 1  # what `count_features` gives per frame
+# the count read-outs saved before the placed count existed (2026-11-29) read the first features alone
+COUNT_FEATURES_BEFORE_PLACED = COUNT_FEATURES - 1
 EPOCHS = 15  # passes of AdamW over the labelled patches (batch BATCH), from a fixed seed
 BATCH = 4096
 # Manhattan distance of each tile of the local view from the player's, in the order of the tokens
@@ -103,6 +107,45 @@ PATCH_DISTANCE = _patch_distance()
 # per view: each token's distance from the player for the `near` read-outs and the proximity reward
 # (from above a tile's Manhattan distance; in first person a lower bound from the patch's row)
 TOKEN_DISTANCE = {"top": TILE_DISTANCE.double(), "first_person": PATCH_DISTANCE}
+LOCATE_P = 0.5  # a patch whose P of a kind is at least this shows the kind (`place_patches`' input)
+
+
+def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
+                  ) -> tuple[dict[str, list[tuple[int, int]]], set[tuple[int, int]]]:
+    """(kind -> tiles (ahead, right) where it is seen, every tile the patches stand for) from which
+    patches see which kind (bool [16 * 9, K], x-major, as the head's tokens). In first person a patch
+    at column x and row y stands for the ground its bottom edge shows, by the renderer's projection
+    (`head.PATCH_DISTANCE`): ahead that far, right by the column's bearing. A floor is placed patch by
+    patch; an upright kind (a block, a creature: `firstperson.upright`) only by the lowest patch of
+    each vertical run that sees it, where it meets the ground, a block half a tile farther (its near
+    face: `firstperson.foot_to_centre`), since the patches above show the same thing rising, not
+    ground farther off. A patch with no ground nearer than the far plane places nothing (its kind is
+    seen, but not where). From above a patch is a tile of the window around the player, turned into
+    (ahead, right) by the player's facing."""
+    rows = LOCAL_VIEW[1]
+    f, (rx, ry) = (int(facing[0]), int(facing[1])), turn(facing, "right")
+
+    def place(i: int, beyond: float = 0.0) -> tuple[int, int] | None:
+        px, py = divmod(int(i), rows)
+        if view == "first_person":
+            ahead = float(PATCH_DISTANCE[i])
+            if not np.isfinite(ahead):
+                return None
+            ahead += beyond
+            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
+            return max(1, int(round(ahead))), int(round(right))
+        dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
+        return dx * f[0] + dy * f[1], dx * rx + dy * ry
+
+    def places(k: int, kind: str) -> list[tuple[int, int]]:
+        patches = np.nonzero(on[:, k])[0]
+        if view != "first_person" or not firstperson.upright(kind):
+            return sorted({t for t in map(place, patches) if t is not None})
+        feet = [i for i in patches if i % rows == rows - 1 or not on[i + 1, k]]  # nothing of it just below
+        return sorted({t for i in feet if (t := place(i, firstperson.foot_to_centre(kind))) is not None})
+
+    where = {kind: places(k, kind) for k, kind in enumerate(kinds)}
+    return {k: v for k, v in where.items() if v}, {t for t in map(place, range(on.shape[0])) if t is not None}
 
 
 def patch_labels(semantic: np.ndarray, kind: str) -> np.ndarray:
@@ -192,15 +235,20 @@ def neighbourhoods(z: torch.Tensor) -> torch.Tensor:
     return torch.cat(parts, 1).permute(0, 2, 3, 1)
 
 
-def count_features(p: torch.Tensor) -> torch.Tensor:
+def count_features(p: torch.Tensor, kind: str, view: str) -> torch.Tensor:
     """What a count read-out sees of a frame's patch probabilities p [N, M] for one kind: the
-    COUNT_TOP largest, their sum over all patches and the tails P(at least k patches) for k in
-    COUNT_TAILS, [N, COUNT_FEATURES]."""
+    COUNT_TOP largest, their sum over all patches, the tails P(at least k patches) for k in
+    COUNT_TAILS, and how many tiles the patches with P >= LOCATE_P place it on (`place_patches`: in
+    first person one per upright thing's foot), [N, COUNT_FEATURES]."""
     top = torch.sort(p, 1, descending=True).values[:, :COUNT_TOP]
-    return torch.cat([top, p.sum(1, keepdim=True), torch.stack([at_least(p, k) for k in COUNT_TAILS], 1)], 1)
+    on = (p >= LOCATE_P).numpy()[..., None]
+    placed = [len(place_patches(o, [kind], view, (0, 1))[0].get(kind, ())) for o in on]
+    return torch.cat([top, p.sum(1, keepdim=True), torch.stack([at_least(p, k) for k in COUNT_TAILS], 1),
+                      torch.tensor(placed, dtype=p.dtype)[:, None]], 1)
 
 
-def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray]) -> tuple[list[str], torch.Tensor, torch.Tensor]:
+def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray], view: str
+               ) -> tuple[list[str], torch.Tensor, torch.Tensor]:
     """Count read-outs: per key "kind:need", a logistic regression from `count_features` of the
     frames' patch probabilities for the kind (`probs[key]` [N, M], answers of heads that were not
     fitted on those frames) to whether at least `need` of the kind are in view (`labels[key]`):
@@ -211,7 +259,7 @@ def fit_counts(probs: dict[str, torch.Tensor], labels: dict[str, np.ndarray]) ->
         y = np.asarray(labels[key], bool)
         if min(y.sum(), (~y).sum()) < MIN_FRAMES:
             continue
-        w, b, mean, std = _fit_logistic(count_features(p.double()).float(), y[:, None])
+        w, b, mean, std = _fit_logistic(count_features(p.double(), key.split(":")[0], view).float(), y[:, None])
         keys.append(key)
         ws.append(w[0] / std)
         bs.append(b[0] - (mean / std * w[0]).sum())
@@ -355,7 +403,8 @@ class PerceptionHead:
                 counted = f"{c.subject}:{c.need}"
                 if counted in self.counts:
                     i = self.counts.index(counted)
-                    seen = torch.sigmoid(count_features(p) @ self.count_w[i].double() + self.count_b[i].double())
+                    x = count_features(p, c.subject, self.view)[:, :self.count_w.shape[1]]
+                    seen = torch.sigmoid(x @ self.count_w[i].double() + self.count_b[i].double())
                 else:
                     seen = at_least(p, c.need)
                 for d in [arg for key, arg in c.checks if key == "near"] if near else []:
@@ -421,7 +470,8 @@ def load_head(directory: str | os.PathLike | None, rm=None, view: str | None = D
     inner = width if reader == "patch" else head.tile_b1.shape[0]
     if (head.tile_w.shape != (len(head.kinds), inner) or head.state_w.shape[0] != len(head.states)
             or (reader == "neighbourhood" and head.tile_w1.shape != (9 * width, inner))
-            or (counts and (head.count_w.shape != (len(counts), COUNT_FEATURES)
+            or (counts and (head.count_w.shape not in ((len(counts), COUNT_FEATURES),
+                                                       (len(counts), COUNT_FEATURES_BEFORE_PLACED))
                             or head.count_b.shape != (len(counts),)))):
         raise ValueError(f"{path}: tensor shapes do not match its kinds and states")
     if rm is not None:

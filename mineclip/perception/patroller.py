@@ -118,14 +118,11 @@ class Outcome:
         return asdict(self)
 
 
-LOCATE_P = 0.5  # a patch whose head P of a kind is at least this shows the kind, for `head_locate`
-
-
 def head_locate(percipient: Percipient, frame, facing) -> tuple[dict[str, list[tuple[int, int]]], set | None]:
     """(kind -> tiles (ahead, right) where the head's patches see it, the tiles the view shows) from
-    the head's per-patch P on one frame (empty without a head): the patches with P >= `LOCATE_P`,
-    placed by `place_patches`."""
-    from .head import frame_tokens
+    the head's per-patch P on one frame (empty without a head): the patches with P >= `head.LOCATE_P`,
+    placed by `head.place_patches`."""
+    from .head import LOCATE_P, frame_tokens, place_patches
     from .percipient import as_frames
 
     head = percipient.head
@@ -133,49 +130,6 @@ def head_locate(percipient: Percipient, frame, facing) -> tuple[dict[str, list[t
         return {}, None
     p = head.tile_probs(frame_tokens(percipient.rm, as_frames(frame)[-1:]))[0].numpy()  # [16 * 9, K], x-major
     return place_patches(p >= LOCATE_P, head.kinds, head.view, facing)
-
-
-def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
-                  ) -> tuple[dict[str, list[tuple[int, int]]], set[tuple[int, int]]]:
-    """(kind -> tiles (ahead, right) where it is seen, every tile the patches stand for) from which
-    patches see which kind (bool [16 * 9, K], x-major, as the head's tokens). In first person a patch
-    at column x and row y stands for the ground its bottom edge shows, by the renderer's projection
-    (`head.PATCH_DISTANCE`): ahead that far, right by the column's bearing. A floor is placed patch by
-    patch; an upright kind (a block, a creature: `firstperson.upright`) only by the lowest patch of
-    each vertical run that sees it, where it meets the ground, a block half a tile farther (its near
-    face: `firstperson.foot_to_centre`), since the patches above show the same thing rising, not
-    ground farther off. A patch with no ground nearer than the far plane places nothing (its kind is
-    seen, but not where). From above a patch is a tile of the window around the player, turned into
-    (ahead, right) by the player's facing."""
-    from mineclip.sim import firstperson
-    from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET
-
-    from .head import PATCH_DISTANCE
-
-    rows = LOCAL_VIEW[1]
-    f, (rx, ry) = (int(facing[0]), int(facing[1])), turn(facing, "right")
-
-    def place(i: int, beyond: float = 0.0) -> tuple[int, int] | None:
-        px, py = divmod(int(i), rows)
-        if view == "first_person":
-            ahead = float(PATCH_DISTANCE[i])
-            if not np.isfinite(ahead):
-                return None
-            ahead += beyond
-            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
-            return max(1, int(round(ahead))), int(round(right))
-        dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
-        return dx * f[0] + dy * f[1], dx * rx + dy * ry
-
-    def places(k: int, kind: str) -> list[tuple[int, int]]:
-        patches = np.nonzero(on[:, k])[0]
-        if view != "first_person" or not firstperson.upright(kind):
-            return sorted({t for t in map(place, patches) if t is not None})
-        feet = [i for i in patches if i % rows == rows - 1 or not on[i + 1, k]]  # nothing of it just below
-        return sorted({t for i in feet if (t := place(i, firstperson.foot_to_centre(kind))) is not None})
-
-    where = {kind: places(k, kind) for k, kind in enumerate(kinds)}
-    return {k: v for k, v in where.items() if v}, {t for t in map(place, range(on.shape[0])) if t is not None}
 
 
 def _detour(performer: ScriptedAgent, env, kind: str) -> Iterator[int]:

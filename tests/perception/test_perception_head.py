@@ -56,11 +56,20 @@ def test_a_count_read_out_counts_where_the_tail_over_patches_miscounts():
         labels.append(bool(i % 2))
     probs, y = torch.tensor(np.stack(frames)), np.array(labels)
     assert roc_auc(at_least(probs, 3).numpy(), y) < 0.5  # the tail calls the near tree three
-    keys, w, b = fit_counts({"tree:3": probs}, {"tree:3": y})
-    assert keys == ["tree:3"] and w.shape == (1, count_features(probs[:1]).shape[1])
-    learned = torch.sigmoid(count_features(probs).float() @ w[0] + b[0]).numpy()
+    keys, w, b = fit_counts({"tree:3": probs}, {"tree:3": y}, "first_person")
+    assert keys == ["tree:3"] and w.shape == (1, count_features(probs[:1], "tree", "first_person").shape[1])
+    learned = torch.sigmoid(count_features(probs, "tree", "first_person").float() @ w[0] + b[0]).numpy()
     assert roc_auc(learned, y) > 0.95
-    assert fit_counts({"tree:3": probs}, {"tree:3": np.zeros(200, bool)})[0] == []  # one label only: none fitted
+    assert fit_counts({"tree:3": probs}, {"tree:3": np.zeros(200, bool)}, "first_person")[0] == []  # one label: none
+
+
+def test_the_count_features_count_an_upright_thing_once_per_foot_in_first_person():
+    p = torch.zeros(2, 144, dtype=torch.float64)
+    p[0, [8 * 9 + 4, 8 * 9 + 5, 8 * 9 + 6]] = 0.9  # one tree: a column of three patches
+    p[1, [2 * 9 + 6, 8 * 9 + 6, 13 * 9 + 6]] = 0.9  # three trees side by side, one patch each
+    assert count_features(p, "tree", "first_person")[:, -1].tolist() == [1.0, 3.0]
+    assert count_features(p, "water", "first_person")[:, -1].tolist() == [3.0, 3.0]  # a floor: each patch its ground
+    assert count_features(p, "tree", "top")[:, -1].tolist() == [3.0, 3.0]  # from above a patch is a tile
 
 
 def test_tokens_line_up_with_the_tiles_and_wrong_models_or_frames_are_refused(sim_model, reward_model, fitted):

@@ -15,8 +15,8 @@ from mineclip.perception import seeker as seeker_module
 from mineclip.perception.benchmark import ContextSettings, run_context, success_markdown
 from mineclip.perception.calibrate import context_tasks
 from mineclip.perception.conditions import conditions_of
-from mineclip.perception.head import PATCH_DISTANCE, PerceptionHead
-from mineclip.perception.patroller import ActivePerceiver, head_locate, make_perceiver, place_patches
+from mineclip.perception.head import PATCH_DISTANCE, PerceptionHead, place_patches
+from mineclip.perception.patroller import ActivePerceiver, head_locate, make_perceiver
 from mineclip.perception.percipient import Percipient
 from mineclip.perception.seeker import Memory, Observation, Seeker, Sight, seek, to_ego, to_world
 from mineclip.sim.env import CrafterEnv

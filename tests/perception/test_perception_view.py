@@ -171,7 +171,7 @@ def test_a_neighbourhood_heads_bands_and_counts_are_fitted_on_answers_for_frames
     second = other.tile_probs(frame_tokens(sim_model, np.stack([f.frame for f in eyes_frames[half:]]))).double()
     needs = {f"{c.subject}:{c.need}": c for c in conds if f"{c.subject}:{c.need}" in fitted.head.counts}
     own_counts = fit_counts({k: second[..., other.kinds.index(c.subject)] for k, c in needs.items()},
-                            {k: [f.state.count(c.subject) >= c.need for f in eyes_frames[half:]] for k, c in needs.items()})
+                            {k: [f.state.count(c.subject) >= c.need for f in eyes_frames[half:]] for k, c in needs.items()}, FP)
     assert own_counts[0]  # the sim frames give the halves enough of both labels for at least one count
     fold.counts, fold.count_w, fold.count_b = calibrate._with_fallback(
         own_counts, (fitted.head.counts, fitted.head.count_w, fitted.head.count_b))
@@ -207,6 +207,12 @@ def test_a_first_person_head_file_with_wrong_tensors_or_an_unknown_reader_is_ref
     head.counts, head.count_w, head.count_b = ["tree:3"], torch.zeros(1, COUNT_FEATURES), torch.zeros(1)
     path = head.save(tmp_path)
     assert load_head(tmp_path, sim_model, FP).counts == ["tree:3"]
+    # a head saved before the placed count: its read-outs read the features they were fitted on
+    head.count_w = torch.zeros(1, COUNT_FEATURES - 1)
+    head.save(tmp_path)
+    old = load_head(tmp_path, sim_model, FP)
+    tree = [c for c in calibrate.probes() if c.subject == "tree" and c.need == 3]
+    assert np.allclose(old.probs(sim_model, np.stack([f.frame for f in eyes_frames[:2]]), tree), 0.5)
     with safe_open(str(path), framework="pt") as f:
         meta, tensors = f.metadata(), {k: f.get_tensor(k) for k in f.keys()}
     for changed, extra, match in ((dict(tensors, count_w=torch.zeros(1, COUNT_FEATURES + 1)), {}, "shapes do not match"),
