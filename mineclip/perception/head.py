@@ -74,7 +74,7 @@ NEIGHBOURHOOD_TENSORS = ("tile_w1", "tile_b1")  # the network's hidden layer (`t
 # the things' read-out per view: "patch" (a logistic regression on each patch's token) or "neighbourhood"
 # (one hidden layer over the tokens of the patch and its eight neighbours, shared by the kinds)
 READER = {"top": "patch", "first_person": "neighbourhood"}
-HIDDEN = 128  # the neighbourhood network's hidden units
+HIDDEN = 256  # the neighbourhood network's hidden units
 COUNT_TENSORS = ("count_w", "count_b")  # the count read-outs (`count_features` -> logit), one row per `counts` key
 COUNT_TOP = 12  # the largest patch probabilities a count read-out sees, with their sum and tails
 COUNT_TAILS = (1, 2, 3, 5, 8)
