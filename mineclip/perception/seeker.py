@@ -15,9 +15,10 @@ maps replaced by objects that raise.
 `ground_truth` answers from what the frame shows (`Condition.seen` on `WorldState.view`, in first
 person the renderer's `in_view`) and locates every tile and creature the frame shows at least one
 pixel of: the upper bound, a perfect eye. `active` is the learned Percipient: its answers, and where
-its head's patches see each kind it knows (in first person a patch's column is a bearing and its
-bottom edge a distance by the renderer's projection, so places are rough; above the horizon it sees
-a kind but not how far, and does not place it).
+its head's patches see each kind it knows (`head.place_patches`: in first person a patch's column
+is a bearing and its bottom edge a distance by the renderer's projection, a thing that stands up
+placed by the lowest patch that sees it, where it meets the ground; so places are rough, and above
+the horizon it sees a kind but not how far, and does not place it).
 
 **What it remembers** (`Memory`, the agent's own map in the coordinates of its odometry, its start at
 (0, 0)): per tile, the last kind it saw there and when; which tiles it saw at all; the tiles it tried
