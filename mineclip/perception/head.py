@@ -47,6 +47,7 @@ conditions it does not know are asked in words, as before.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -123,29 +124,42 @@ def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
     seen, but not where). From above a patch is a tile of the window around the player, turned into
     (ahead, right) by the player's facing."""
     rows = LOCAL_VIEW[1]
-    f, (rx, ry) = (int(facing[0]), int(facing[1])), turn(facing, "right")
-
-    def place(i: int, beyond: float = 0.0) -> tuple[int, int] | None:
-        px, py = divmod(int(i), rows)
-        if view == "first_person":
-            ahead = float(PATCH_DISTANCE[i])
-            if not np.isfinite(ahead):
-                return None
-            ahead += beyond
-            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
-            return max(1, int(round(ahead))), int(round(right))
-        dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
-        return dx * f[0] + dy * f[1], dx * rx + dy * ry
+    facing = (int(facing[0]), int(facing[1]))
 
     def places(k: int, kind: str) -> list[tuple[int, int]]:
         patches = np.nonzero(on[:, k])[0]
         if view != "first_person" or not firstperson.upright(kind):
-            return sorted({t for t in map(place, patches) if t is not None})
+            table = _patch_places(view, facing, 0.0)
+            return sorted({t for t in (table[i] for i in patches) if t is not None})
+        table = _patch_places(view, facing, firstperson.foot_to_centre(kind))
         feet = [i for i in patches if i % rows == rows - 1 or not on[i + 1, k]]  # nothing of it just below
-        return sorted({t for i in feet if (t := place(i, firstperson.foot_to_centre(kind))) is not None})
+        return sorted({t for t in (table[i] for i in feet) if t is not None})
 
     where = {kind: places(k, kind) for k, kind in enumerate(kinds)}
-    return {k: v for k, v in where.items() if v}, {t for t in map(place, range(on.shape[0])) if t is not None}
+    return {k: v for k, v in where.items() if v}, {t for t in _patch_places(view, facing, 0.0) if t is not None}
+
+
+@functools.lru_cache(maxsize=64)
+def _patch_places(view: str, facing: tuple[int, int], beyond: float) -> tuple[tuple[int, int] | None, ...]:
+    """The tile (ahead, right) each patch stands for (`place_patches`), `beyond` tiles farther in first
+    person; None for a patch with no ground nearer than the far plane."""
+    rows = LOCAL_VIEW[1]
+    f, (rx, ry) = facing, turn(facing, "right")
+    out = []
+    for i in range(LOCAL_VIEW[0] * rows):
+        px, py = divmod(i, rows)
+        if view == "first_person":
+            ahead = float(PATCH_DISTANCE[i])
+            if not np.isfinite(ahead):
+                out.append(None)
+                continue
+            ahead += beyond
+            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
+            out.append((max(1, int(round(ahead))), int(round(right))))
+        else:
+            dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
+            out.append((dx * f[0] + dy * f[1], dx * rx + dy * ry))
+    return tuple(out)
 
 
 def patch_labels(semantic: np.ndarray, kind: str) -> np.ndarray:
