@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from mineclip.play.agents import NOOP, ScriptedAgent
 from mineclip.sim.view import DEFAULT_VIEW, turn
 from mineclip.tasks.env import CrafterTaskEnv
