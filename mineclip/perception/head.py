@@ -123,8 +123,13 @@ def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
     ground farther off. A patch with no ground nearer than the far plane places nothing (its kind is
     seen, but not where). From above a patch is a tile of the window around the player, turned into
     (ahead, right) by the player's facing."""
-    rows = LOCAL_VIEW[1]
     facing = (int(facing[0]), int(facing[1]))
+    return _where(on, kinds, view, facing), {t for t in _patch_places(view, facing, 0.0) if t is not None}
+
+
+def _where(on: np.ndarray, kinds: list[str], view: str, facing: tuple[int, int]) -> dict[str, list[tuple[int, int]]]:
+    """`place_patches`' first half: kind -> the tiles it is seen on (kinds seen nowhere left out)."""
+    rows = LOCAL_VIEW[1]
 
     def places(k: int, kind: str) -> list[tuple[int, int]]:
         patches = np.nonzero(on[:, k])[0]
@@ -136,7 +141,7 @@ def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
         return sorted({t for t in (table[i] for i in feet) if t is not None})
 
     where = {kind: places(k, kind) for k, kind in enumerate(kinds)}
-    return {k: v for k, v in where.items() if v}, {t for t in _patch_places(view, facing, 0.0) if t is not None}
+    return {k: v for k, v in where.items() if v}
 
 
 @functools.lru_cache(maxsize=64)
@@ -256,7 +261,7 @@ def count_features(p: torch.Tensor, kind: str, view: str) -> torch.Tensor:
     first person one per upright thing's foot), [N, COUNT_FEATURES]."""
     top = torch.sort(p, 1, descending=True).values[:, :COUNT_TOP]
     on = (p >= LOCATE_P).numpy()[..., None]
-    placed = [len(place_patches(o, [kind], view, (0, 1))[0].get(kind, ())) for o in on]
+    placed = [len(_where(o, [kind], view, (0, 1)).get(kind, ())) for o in on]
     return torch.cat([top, p.sum(1, keepdim=True), torch.stack([at_least(p, k) for k in COUNT_TAILS], 1),
                       torch.tensor(placed, dtype=p.dtype)[:, None]], 1)
 
