@@ -159,7 +159,7 @@ def _patch_places(view: str, facing: tuple[int, int], beyond: float) -> tuple[tu
                 out.append(None)
                 continue
             ahead += beyond
-            right = (px * 16 + 8 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL
+            right = (px * TILE + TILE / 2 - firstperson.FRAME_SHAPE[1] / 2) * ahead / firstperson.FOCAL  # column centre
             out.append((max(1, int(round(ahead))), int(round(right))))
         else:
             dx, dy = px - VIEW_OFFSET[0], py - VIEW_OFFSET[1]
