@@ -121,7 +121,11 @@ def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
     each vertical run that sees it, where it meets the ground, a block half a tile farther (its near
     face: `firstperson.foot_to_centre`), since the patches above show the same thing rising, not
     ground farther off. A patch with no ground nearer than the far plane places nothing (its kind is
-    seen, but not where). From above a patch is a tile of the window around the player, turned into
+    seen, but not where), and neither does a sprite (a creature, a plant) whose lowest patch is the
+    one the horizon crosses: it stands somewhere from that patch's bottom edge (4.8 tiles) to the far
+    plane, and the learned eye's creatures placed there at 5 tiles had one within a tile 28% of the
+    time (cows, validation worlds, 2026-11-30) against 70-98% nearer. A block there keeps its place
+    (its near edge; the same rule for blocks measured no better). From above a patch is a tile of the window around the player, turned into
     (ahead, right) by the player's facing."""
     facing = (int(facing[0]), int(facing[1]))
     return _where(on, kinds, view, facing), {t for t in _patch_places(view, facing, 0.0) if t is not None}
@@ -138,10 +142,18 @@ def _where(on: np.ndarray, kinds: list[str], view: str, facing: tuple[int, int])
             return sorted({t for t in (table[i] for i in patches) if t is not None})
         table = _patch_places(view, facing, firstperson.foot_to_centre(kind))
         feet = [i for i in patches if i % rows == rows - 1 or not on[i + 1, k]]  # nothing of it just below
+        if kind in firstperson.OBJECT_KINDS:  # a sprite on the horizon's patch: somewhere beyond, not there
+            feet = [i for i in feet if not _reaches_horizon(i)]
         return sorted({t for t in (table[i] for i in feet) if t is not None})
 
     where = {kind: places(k, kind) for k, kind in enumerate(kinds)}
     return {k: v for k, v in where.items() if v}
+
+
+def _reaches_horizon(i: int) -> bool:
+    """First person: whether patch `i`'s upper edge shows no ground (the horizon crosses it), so that
+    what stands on it may be anywhere from its bottom edge's distance to the far plane."""
+    return i % LOCAL_VIEW[1] == 0 or not np.isfinite(float(PATCH_DISTANCE[i - 1]))
 
 
 @functools.lru_cache(maxsize=64)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
@@ -39,6 +41,17 @@ def test_bench_prints_the_tables_and_one_json_object(tmp_path):
     text = benchmark_tables(result)
     assert "Reliability per condition type" in text and "| ground_truth | 100%" in text
     assert tables_markdown(result, None) == text  # what bench/perception.py --no-judge prints
+
+
+def test_the_bench_plays_the_perceivers_it_is_given_and_refuses_an_unknown_one(tmp_path):
+    art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
+    result = run_benchmark(BenchSettings(str(art), episodes=1, fit_worlds=3, eval_worlds=2, untrained=False,
+                                         tasks=["find_a_cow"], progress=False, perceivers=["ground_truth", "active"]))
+    assert set(benchmark_summary(result)["success"]) == {"ground_truth", "active"}
+    with pytest.raises(ValueError, match="expected perceivers among"):
+        BenchSettings(str(art), perceivers=["oracle"])
+    with pytest.raises(ValueError, match="expected perceivers among"):
+        BenchSettings(str(art), perceivers=[])
 
 
 def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):

@@ -14,7 +14,7 @@ import torch
 from mineclip.perception import seeker as seeker_module
 from mineclip.perception.benchmark import ContextSettings, run_context, success_markdown
 from mineclip.perception.calibrate import context_tasks
-from mineclip.perception.conditions import conditions_of
+from mineclip.perception.conditions import Condition, conditions_of
 from mineclip.perception.head import PATCH_DISTANCE, PerceptionHead, place_patches
 from mineclip.perception.patroller import ActivePerceiver, head_locate, make_perceiver
 from mineclip.perception.percipient import Percipient
@@ -95,6 +95,18 @@ def test_memory_keeps_what_was_seen_and_forgets_a_creature_that_is_gone():
     assert mem.where("cow", 2) == [] and mem.where("water", 2) == [water]
 
 
+def test_memory_takes_an_asked_things_places_only_from_a_frame_that_confirms_it():
+    cow = Condition("creature", "cow", (("near", 1),))
+    where = {"cow": [(2, 0)], "water": [(3, 1)]}
+    for answer in ("unsure", "no"):  # placed, but not confirmed: not remembered (water, not asked, is)
+        mem = Memory()
+        mem.update(Observation(None, {}, (0, 0), (0, 1), 0), Sight({cow: answer}, where, {(2, 0), (3, 1)}))
+        assert mem.where("cow", 0) == [] and mem.where("water", 0) == [to_world((0, 1), 3, 1)]
+    mem = Memory()
+    mem.update(Observation(None, {}, (0, 0), (0, 1), 0), Sight({cow: "yes"}, where, {(2, 0), (3, 1)}))
+    assert mem.where("cow", 0) == [to_world((0, 1), 2, 0)]
+
+
 def _head(width: int, bias: float) -> PerceptionHead:
     return PerceptionHead(["cow"], torch.zeros(1, width), torch.full((1,), bias), torch.zeros(width),
                           torch.ones(width), [], torch.zeros(0, 1), torch.zeros(0), torch.zeros(1), torch.ones(1),
@@ -134,6 +146,21 @@ def test_an_upright_thing_is_placed_where_it_meets_the_ground_a_floor_patch_by_p
     assert farther > round(foot) and place_patches(on, ["tree", "cow", "water"], FP, (0, 1))[0]["cow"] == [(farther, 0)]
     top, _ = place_patches(on, ["tree", "cow", "water"], "top", (0, 1))  # from above every patch is a tile
     assert len(top["tree"]) == 3 and len(top["cow"]) == 2
+
+
+def test_a_sprite_on_the_patch_the_horizon_crosses_is_seen_but_not_placed_a_block_is_placed():
+    rows, column = 9, 8
+    horizon = next(y for y in range(1, rows) if np.isfinite(PATCH_DISTANCE[column * rows + y])
+                   and not np.isfinite(PATCH_DISTANCE[column * rows + y - 1]))
+    on = np.zeros((16 * rows, 2), bool)
+    on[column * rows + horizon, :] = True  # a cow and a tree whose lowest patch the horizon crosses
+    where, _ = place_patches(on, ["cow", "tree"], FP, (0, 1))
+    assert "cow" not in where and where["tree"] == [(round(float(PATCH_DISTANCE[column * rows + horizon]) + 0.5), 0)]
+    on[column * rows + horizon + 1, :] = True  # now standing on the patch below: both placed
+    where, _ = place_patches(on, ["cow", "tree"], FP, (0, 1))
+    assert where["cow"] == [(round(float(PATCH_DISTANCE[column * rows + horizon + 1])), 0)]
+    on[column * rows + horizon + 1, :] = False
+    assert "cow" in place_patches(on, ["cow", "tree"], "top", (0, 1))[0]  # from above every patch is a tile
 
 
 @pytest.mark.parametrize("task", [t.id for t in context_tasks()])
