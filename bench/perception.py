@@ -7,7 +7,7 @@
 2. Success per level (1, 2, 3, 4-6 conditions) of the Patroller on the context tasks, over
    `--episodes` held-out worlds per task, with three perceivers on the same worlds: the simulator's
    ground truth (the upper bound), the learned model condition by condition (active), and the
-   learned model asked about the whole description once (one-shot); with MP5's two failure modes:
+   learned model asked about the whole description once (one-shot; `--perceivers` picks among them); with MP5's two failure modes:
    declared done while a condition was false, never declared although all held.
 
     python bench/perception.py                           # runs/default/artifact
@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--view", default=DEFAULT_VIEW, choices=VIEWS, help="the view everything is measured in")
     p.add_argument("--success-only", action="store_true",
                    help="only the success per level (table 2), without fitting; see --perceivers")
-    p.add_argument("--perceivers", default="ground_truth",
-                   help=f"with --success-only: comma-separated, among {list(PERCEIVERS)} (the learned ones read "
-                        "the artifact's saved head and thresholds)")
+    p.add_argument("--perceivers", default=None,
+                   help=f"comma-separated, among {list(PERCEIVERS)}: who plays the context tasks (default: all "
+                        "three; with --success-only or --process: ground_truth; the learned ones read the "
+                        "artifact's saved head and thresholds)")
     p.add_argument("--process", action="store_true",
                    help="MP5's process-dependent tasks per level: the planning agent and its ablations (no model "
                         "needed); --perceivers takes ground_truth or active")
@@ -118,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
     a = p.parse_args(argv)
     tasks = [t for t in a.tasks.split(",") if t]
+    chosen = [n for n in (a.perceivers or "").split(",") if n]
     if a.process:
-        perceiver = (a.perceivers.split(",") or ["ground_truth"])[0]
+        perceiver = (chosen or ["ground_truth"])[0]
         if perceiver != "ground_truth" and not Path(a.model).is_dir():
             print(f"no artifact at {a.model}: the {perceiver} perceiver needs one", file=sys.stderr)
             return 1
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
               if a.json else process_markdown(result))
         return 0
     if a.success_only:
-        perceivers = [n for n in a.perceivers.split(",") if n]
+        perceivers = chosen or ["ground_truth"]
         learned = set(perceivers) - {"ground_truth"}
         if learned and not Path(a.model).is_dir():
             print(f"no artifact at {a.model}: the {', '.join(sorted(learned))} perceivers need one", file=sys.stderr)
@@ -148,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result = None if a.judge_only else run_benchmark(BenchSettings(
         a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
-        progress=not a.json, view=a.view, agent=a.agent, placement=a.placement))
+        progress=not a.json, view=a.view, agent=a.agent, placement=a.placement,
+        perceivers=chosen or list(PERCEIVERS)))
     judges = None if a.no_judge else run_judges(JudgeSettings(
         a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
         tasks=tasks, head=not a.no_head, progress=not a.json, view=a.view))

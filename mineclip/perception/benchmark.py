@@ -56,11 +56,21 @@ class BenchSettings:
     view: str = DEFAULT_VIEW  # what the frames show and the Patroller's controls (mineclip.sim.view)
     agent: str = "patroller"  # who plays the context tasks (AGENTS)
     placement: str = DEFAULT_PLACEMENT  # where their scenes are placed (mineclip.tasks.placement)
+    perceivers: list[str] = field(default_factory=lambda: list(PERCEIVERS))  # who plays them (MP5's three)
 
     def __post_init__(self):
         check_view(self.view)
         check_agent(self.agent)
         check_placement(self.placement)
+        check_perceivers(self.perceivers)
+
+
+def check_perceivers(perceivers: list[str]) -> list[str]:
+    """`perceivers` if it is a non-empty list of `PERCEIVERS`, else a ValueError naming them."""
+    unknown = sorted(set(perceivers) - set(PERCEIVERS))
+    if unknown or not perceivers:
+        raise ValueError(f"expected perceivers among {list(PERCEIVERS)}, got {perceivers}")
+    return perceivers
 
 
 def check_agent(agent: str) -> str:
@@ -112,9 +122,7 @@ class ContextSettings:
         check_view(self.view)
         check_agent(self.agent)
         check_placement(self.placement)
-        unknown = sorted(set(self.perceivers) - set(PERCEIVERS))
-        if unknown or not self.perceivers:
-            raise ValueError(f"expected perceivers among {list(PERCEIVERS)}, got {self.perceivers}")
+        check_perceivers(self.perceivers)
         if set(self.perceivers) - {"ground_truth"} and not self.model:
             raise ValueError("the active and one_shot perceivers need a model (ContextSettings.model)")
 
@@ -275,7 +283,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
     worlds = world_seeds("perception_eval", s.episodes)
     percipient = models["trained"][0]
-    outcomes = play_context(tasks, {name: make_perceiver(name, percipient) for name in PERCEIVERS}, worlds,
+    outcomes = play_context(tasks, {name: make_perceiver(name, percipient) for name in s.perceivers}, worlds,
                             s.agent, s.placement, s.view, s.progress)
     return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
             "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
