@@ -7,8 +7,9 @@
 2. Success per level (1, 2, 3, 4-6 conditions) of the Patroller on the context tasks, over
    `--episodes` held-out worlds per task, with three perceivers on the same worlds: the simulator's
    ground truth (the upper bound), the learned model condition by condition (active), and the
-   learned model asked about the whole description once (one-shot; `--perceivers` picks among them); with MP5's two failure modes:
-   declared done while a condition was false, never declared although all held.
+   learned model asked about the whole description once (one-shot; `--perceivers` picks among
+   them); with MP5's two failure modes: declared done while a condition was false, never declared
+   although all held.
 
     python bench/perception.py                           # runs/default/artifact
     python bench/perception.py --model DIR --json        # one JSON object: per-condition F1, per-level success

@@ -125,8 +125,8 @@ def place_patches(on: np.ndarray, kinds: list[str], view: str, facing
     one the horizon crosses: it stands somewhere from that patch's bottom edge (4.8 tiles) to the far
     plane, and the learned eye's creatures placed there at 5 tiles had one within a tile 28% of the
     time (cows, validation worlds, 2026-11-30) against 70-98% nearer. A block there keeps its place
-    (its near edge; the same rule for blocks measured no better). From above a patch is a tile of the window around the player, turned into
-    (ahead, right) by the player's facing."""
+    (its near edge; the same rule for blocks measured no better). From above a patch is a tile of the
+    window around the player, turned into (ahead, right) by the player's facing."""
     facing = (int(facing[0]), int(facing[1]))
     return _where(on, kinds, view, facing), {t for t in _patch_places(view, facing, 0.0) if t is not None}
 
