@@ -161,15 +161,20 @@ def success_markdown(result: dict) -> str:
     succ, st = result["success"], result["settings"]
     levels = sorted({lv for row in succ.values() for lv in row})
     lines = [(f"Success per level: {st['agent']}, {st['placement']} placement, {st['view']} view, "
-              f"{st['episodes']} held-out worlds per task (declared with a false condition / never declared "
-              "though all held)"), "",
+              f"{st['episodes']} held-out worlds per task [Wilson 95%] (declared with a false condition / never "
+              "declared though all held)"), "",
              "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in levels) + " |", "|---|" + "---|" * len(levels)]
     for name, row in succ.items():
         lines.append(f"| {name} | " + " | ".join(
-            f"{row[lv]['success']:.0%} ({row[lv]['false_done']:.0%} / {row[lv]['missed']:.0%})" if lv in row else "-"
-            for lv in levels) + " |")
+            success_cell(row[lv]) if lv in row else "-" for lv in levels) + " |")
     lines.append(f"\nwall time {result['seconds']['total']:.0f} s")
     return "\n".join(lines)
+
+
+def success_cell(row: dict) -> str:
+    """One level of `success_table` as a table cell: success [interval] (false done / missed)."""
+    lo, hi = row["interval"]
+    return f"{row['success']:.0%} [{lo:.0%}, {hi:.0%}] ({row['false_done']:.0%} / {row['missed']:.0%})"
 
 
 def reliability(percipient: Percipient, frames) -> dict[str, dict]:
@@ -198,8 +203,10 @@ def reliability(percipient: Percipient, frames) -> dict[str, dict]:
 
 
 def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
-    """perceiver -> level -> {success, false_done, missed, episodes, tasks}."""
+    """perceiver -> level -> {success, interval (Wilson 95%), false_done, missed, episodes, tasks}."""
     from mineclip.tasks.registry import get_task
+
+    from .process import wilson
 
     out: dict[str, dict[str, dict]] = {}
     for o in outcomes:
@@ -213,6 +220,7 @@ def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
     for levels in out.values():
         for row in levels.values():
             n = row["episodes"]
+            row["interval"] = wilson(row["success"], n)
             row.update({k: row[k] / n for k in ("success", "false_done", "missed")}, tasks=len(row["tasks"]))
     return out
 

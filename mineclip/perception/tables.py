@@ -4,7 +4,7 @@ JSON object for scripts. What `bench/perception.py` prints."""
 
 from __future__ import annotations
 
-from .benchmark import LEVELS
+from .benchmark import LEVELS, success_cell
 from .context_report import judge_table
 
 
@@ -32,13 +32,11 @@ def benchmark_tables(result: dict) -> str:
     st = result["settings"]
     lines += ["", (f"Success per level ({st['episodes']} episodes per task on held-out worlds, "
                    f"{st.get('agent', 'patroller')}, {st.get('placement', 'scene')} placement; "
-                   "success (declared with a false condition / never declared though all held))"), "",
+                   "success [Wilson 95%] (declared with a false condition / never declared though all held))"), "",
               "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
               "|---|" + "---|" * len(next(iter(succ.values())))]
     for name, levels in succ.items():
-        lines.append(f"| {name} | " + " | ".join(
-            f"{levels[lv]['success']:.0%} ({levels[lv]['false_done']:.0%} / {levels[lv]['missed']:.0%})"
-            for lv in sorted(levels)) + " |")
+        lines.append(f"| {name} | " + " | ".join(success_cell(levels[lv]) for lv in sorted(levels)) + " |")
     lines.append("")
     lines.append(f"thresholds: {result['thresholds']}; wall time {result['seconds']['total']:.0f} s")
     return "\n".join(lines)
@@ -50,6 +48,8 @@ def benchmark_summary(result: dict) -> dict:
     return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
             "reliability": result["reliability"],
             "success": {p: {lv: round(v["success"], 4) for lv, v in levels.items()} for p, levels in result["success"].items()},
+            "intervals": {p: {lv: [round(x, 4) for x in v["interval"]] for lv, v in levels.items()}
+                          for p, levels in result["success"].items()},
             "failure_modes": {p: {lv: {"false_done": v["false_done"], "missed": v["missed"], "episodes": v["episodes"],
                                        "tasks": v["tasks"]} for lv, v in levels.items()}
                               for p, levels in result["success"].items()},

@@ -14,6 +14,7 @@ from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.benchmark import BenchSettings, JudgeSettings, run_benchmark, run_judges
+from mineclip.perception.process import wilson
 from mineclip.perception.tables import benchmark_summary, benchmark_tables, tables_json, tables_markdown
 from mineclip.pipeline import load_preset
 
@@ -39,7 +40,8 @@ def test_bench_prints_the_tables_and_one_json_object(tmp_path):
     assert (art / "perception.json").is_file() and not (art / "perception_head.safetensors").exists()
     assert out["thresholds"]["trained"] == "thresholds (in words) fitted on training worlds and saved"
     text = benchmark_tables(result)
-    assert "Reliability per condition type" in text and "| ground_truth | 100%" in text
+    assert "Reliability per condition type" in text and "| ground_truth | 100% [21%, 100%]" in text  # Wilson, n = 1
+    assert out["intervals"]["ground_truth"]["1"] == [round(x, 4) for x in wilson(1, 1)]
     assert tables_markdown(result, None) == text  # what bench/perception.py --no-judge prints
 
 
