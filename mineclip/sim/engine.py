@@ -134,6 +134,7 @@ class CrafterCore(crafter.Env):
         (tests/sim/test_sim_render.py keeps that version as the reference)."""
         if daylight >= 1.0:
             return canvas
+        canvas = np.ascontiguousarray(canvas)  # the kernel walks every array as one flat run
         if daylight < 0.5:
             noise = self._world.random.uniform(32, 127, canvas.shape[:2])[..., None]
             mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)[..., None]
@@ -146,7 +147,7 @@ class CrafterCore(crafter.Env):
         return _mix_night(canvas, night, gray, float(daylight))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mix_night(canvas, night, gray, daylight):
     """The rest of `_light` per pixel, in the dtypes and order of its numpy version: float32 gray
     rounded, desaturated, rounded, clipped and tinted, mixed with the day in float64 and truncated
@@ -154,19 +155,25 @@ def _mix_night(canvas, night, gray, daylight):
     to the numpy passes (tests/sim/test_sim_render.py). Ten passes over the frame made one: `_light`
     at night 0.71 -> 0.35 ms a frame (the noise drawn in numpy is 0.21 of it), a top-down step 2.21
     -> 1.82 ms (process time of one thread, 2026-11-29); the evaluation set's night scenes spent a
-    third of their recording in `_light`."""
+    third of their recording in `_light`. One flat loop over the pixels with the three channels
+    written out (no per-channel tuple lookup) lets LLVM vectorise it: 0.39 -> 0.09 ms a 160x256
+    frame (2026-11-30, the Intel Xeon host; the same bytes on random frames and every daylight)."""
     h, w = canvas.shape[0], canvas.shape[1]
     out = np.empty((h, w, 3), np.uint8)
+    rgb, lit, grey, flat = canvas.reshape(h * w * 3), night.reshape(h * w * 3), gray.reshape(h * w), out.reshape(h * w * 3)
     half, keep = np.float32(0.5), np.float32(0.4)
-    tint = (np.float32(0.0), np.float32(8.0), np.float32(32.0))
-    for i in range(h):
-        for j in range(w):
-            g = np.floor(gray[i, j] + half)
-            for c in range(3):
-                v = np.floor((night[i, j, c] - g) * keep + g + half)
-                v = min(max(v, np.float32(0.0)), np.float32(255.0))
-                v = v * half + tint[c]
-                out[i, j, c] = np.uint8(np.float64(canvas[i, j, c]) * daylight + np.float64(v) * (1.0 - daylight))
+    low, high = np.float32(0.0), np.float32(255.0)
+    green_tint, blue_tint = np.float32(8.0), np.float32(32.0)
+    day, dusk = np.float64(daylight), 1.0 - np.float64(daylight)
+    for p in range(h * w):
+        g = np.floor(grey[p] + half)
+        k = 3 * p
+        red = min(max(np.floor((lit[k] - g) * keep + g + half), low), high) * half  # the red tint is 0
+        green = min(max(np.floor((lit[k + 1] - g) * keep + g + half), low), high) * half + green_tint
+        blue = min(max(np.floor((lit[k + 2] - g) * keep + g + half), low), high) * half + blue_tint
+        flat[k] = np.uint8(np.float64(rgb[k]) * day + np.float64(red) * dusk)
+        flat[k + 1] = np.uint8(np.float64(rgb[k + 1]) * day + np.float64(green) * dusk)
+        flat[k + 2] = np.uint8(np.float64(rgb[k + 2]) * day + np.float64(blue) * dusk)
     return out
 
 
