@@ -79,8 +79,7 @@ class CrafterCore(crafter.Env):
         canvas = self._light(canvas, world.daylight)
         if player.sleeping:
             canvas = self._local_view._sleep(canvas).astype(np.uint8)
-        view = np.concatenate([canvas, self._items(player.inventory)], 1)
-        return np.ascontiguousarray(view.transpose((1, 0, 2)))
+        return _frame(canvas, self._items(player.inventory))
 
     def _items(self, inventory: dict) -> np.ndarray:
         """crafter's inventory bar, drawn once per distinct inventory (it changes a few times an episode)."""
@@ -136,15 +135,44 @@ class CrafterCore(crafter.Env):
             return canvas
         canvas = np.ascontiguousarray(canvas)  # the kernel walks every array as one flat run
         if daylight < 0.5:
-            noise = self._world.random.uniform(32, 127, canvas.shape[:2])[..., None]
-            mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)[..., None]
-            night = np.multiply(canvas, 1 - mask)
-            night += mask * noise
-            night = night.astype(np.uint8).astype(np.float32)
+            noise = self._world.random.uniform(32, 127, canvas.shape[:2])
+            mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)
+            night = _noisy_night(canvas, np.ascontiguousarray(mask), noise)
         else:
             night = canvas.astype(np.float32)
         gray = night @ np.array([0.299, 0.587, 0.114], np.float32)
         return _mix_night(canvas, night, gray, float(daylight))
+
+
+@njit(cache=True)
+def _frame(canvas, items):
+    """The [X, Y, 3] canvas and the [X, Y', 3] inventory bar below it as one [Y + Y', X, 3] frame:
+    numpy's transposed copy of 3-byte pixels took 0.24 ms a frame, an eighth of a top-down step,
+    this loop 0.04 (2026-11-30, the Intel Xeon host); the same bytes."""
+    width, rows, bar = canvas.shape[0], canvas.shape[1], items.shape[1]
+    out = np.empty((rows + bar, width, 3), np.uint8)
+    for x in range(width):
+        for y in range(rows):
+            out[y, x, 0], out[y, x, 1], out[y, x, 2] = canvas[x, y, 0], canvas[x, y, 1], canvas[x, y, 2]
+        for y in range(bar):
+            out[rows + y, x, 0], out[rows + y, x, 1], out[rows + y, x, 2] = items[x, y, 0], items[x, y, 1], items[x, y, 2]
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _noisy_night(canvas, mask, noise):
+    """`_light`'s night below daylight 0.5: each pixel (1 - mask) of itself and mask of the noise,
+    in float64 as numpy's passes did (canvas x (1 - mask), plus mask x noise), truncated to uint8
+    and returned as float32; three passes and their float64 temporaries made one."""
+    width, rows = canvas.shape[0], canvas.shape[1]
+    out = np.empty((width, rows, 3), np.float32)
+    for x in range(width):
+        for y in range(rows):
+            m = mask[x, y]
+            keep, grain = 1.0 - m, m * noise[x, y]
+            for c in range(3):
+                out[x, y, c] = np.float32(np.uint8(np.float64(canvas[x, y, c]) * keep + grain))
+    return out
 
 
 @njit(cache=True, error_model="numpy")
