@@ -1,4 +1,5 @@
-"""The renderer's in-place lighting and cached inventory bar draw the same bytes as before.
+"""The renderer's in-place lighting and cached inventory bar draw the same bytes as before, and the
+step's faster object loop updates the objects crafter's own loop updates.
 
 Training clips and evaluation videos are byte-identical from clone to clone, and the README's
 measurements rest on them, so a faster renderer must not move a single pixel. `reference_light`
@@ -64,3 +65,31 @@ def test_cached_inventory_bar_is_read_only_and_follows_the_inventory():
     core._player.inventory["wood"] = 5
     other = core._items(core._player.inventory)
     assert other is not bar and not np.array_equal(other, bar)
+
+
+def crafter_update_objects(self):
+    """crafter's own loop of `Env.step`: numpy's `player.distance` per object."""
+    player = self.core._player
+    for obj in self.core._world.objects:
+        if player.distance(obj) < 2 * max(self.core._view):
+            obj.update()
+
+
+@pytest.mark.parametrize("seed,time", [(2, 0), (7, 180)])  # by day, and at night when zombies come
+def test_the_world_steps_as_crafters_own_object_loop_steps_it(seed, time, monkeypatch):
+    """The faster distance test of `_update_objects` updates the same objects as crafter's: two
+    environments, one with crafter's loop, play the same actions to the same frames and objects."""
+    ours, theirs = (CrafterEnv(init={"time": time}, max_steps=400) for _ in range(2))
+    ours.reset(seed=seed)
+    with monkeypatch.context() as m:
+        m.setattr(CrafterEnv, "_update_objects", crafter_update_objects)
+        theirs.reset(seed=seed)
+    rng = np.random.RandomState(seed)
+    for t in range(300):
+        action = int(rng.randint(17))
+        a = ours.step(action)[0]
+        with monkeypatch.context() as m:
+            m.setattr(CrafterEnv, "_update_objects", crafter_update_objects)
+            b = theirs.step(action)[0]
+        places = [[(type(o).__name__, *o.pos.tolist()) for o in env.core._world.objects] for env in (ours, theirs)]
+        assert places[0] == places[1] and np.array_equal(a, b), f"step {t}"
