@@ -98,9 +98,17 @@ def snapshot(world, player, step: int, shown: dict[str, list[tuple[int, int]]] |
     xs1, ys1 = min(x0 + LOCAL_VIEW[0], area[0]), min(y0 + LOCAL_VIEW[1], area[1])
     window = world._mat_map[xs0:xs1, ys0:ys1]
     names = world._mat_names
-    for mid in np.unique(window):
-        xs, ys = np.nonzero(window == mid)
-        view[names[int(mid)]] = [(int(x) + xs0 - px, int(y) + ys0 - py) for x, y in zip(xs, ys)]
+    # every material's tiles in the window, materials by id and tiles in row-major order (what
+    # np.unique and np.nonzero per material gave), from one stable sort: a tenth of a top-down step
+    ids = window.ravel()
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order].tolist()
+    xs = (order // window.shape[1] + (xs0 - px)).tolist()
+    ys = (order % window.shape[1] + (ys0 - py)).tolist()
+    start = 0
+    for end in [*(np.flatnonzero(np.diff(ids[order])) + 1).tolist(), len(ranked)]:
+        view[names[ranked[start]]] = list(zip(xs[start:end], ys[start:end]))
+        start = end
     for obj in world.objects:
         ox, oy = int(obj.pos[0]) - px, int(obj.pos[1]) - py
         if obj is player or not (-VIEW_OFFSET[0] <= ox < LOCAL_VIEW[0] - VIEW_OFFSET[0]):

@@ -96,3 +96,24 @@ def test_world_generation_noise_is_jit_compiled():
     from opensimplex import internals
 
     assert hasattr(internals._noise3, "py_func"), "numba is missing: world generation runs in pure Python"
+
+
+def test_the_state_lists_each_material_in_view_by_id_and_in_row_major_order():
+    """`snapshot` reads the window's materials from one sort; the lists are those of np.unique and
+    np.nonzero per material, tile for tile and in the same order (recorded labels rest on them)."""
+    from mineclip.sim.env import CrafterEnv
+    from mineclip.sim.state import LOCAL_VIEW, VIEW_OFFSET, snapshot
+
+    env = CrafterEnv(max_steps=1000)
+    env.reset(seed=4)
+    rng = np.random.RandomState(4)
+    for t in range(150):
+        env.step(int(rng.randint(17)))
+        world, player = env.core._world, env.core._player
+        px, py = (int(v) for v in player.pos)
+        x0, y0 = max(px - VIEW_OFFSET[0], 0), max(py - VIEW_OFFSET[1], 0)
+        window = world._mat_map[x0:px - VIEW_OFFSET[0] + LOCAL_VIEW[0], y0:py - VIEW_OFFSET[1] + LOCAL_VIEW[1]]
+        expected = {world._mat_names[int(m)]: [(int(x) + x0 - px, int(y) + y0 - py) for x, y in zip(*np.nonzero(window == m))]
+                    for m in np.unique(window)}
+        got = snapshot(world, player, t).around
+        assert list(got.items())[:len(expected)] == list(expected.items()), f"step {t}"
