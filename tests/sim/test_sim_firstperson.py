@@ -193,6 +193,42 @@ def test_night_is_shaded_as_crafter_shades_the_top_down_frame(daylight):
     assert np.abs(ours[:WORLD_ROWS].astype(int) - asleep.astype(int)).max() <= 1
 
 
+def reference_shade(rgb, daylight, noise, vignette, sleeping, out):
+    """`fp._shade` as it was before its flat loop: pixel by pixel, branching on every one."""
+    for r in range(rgb.shape[0]):
+        for c in range(rgb.shape[1]):
+            # float32 rounding, then float64 as numba typed the variables (numpy would stay in float32)
+            red, green, blue = (np.float64(np.floor(rgb[r, c, i] + np.float32(0.5))) for i in range(3))
+            if daylight < 1.0:
+                nr, ng, nb = red, green, blue
+                if noise.shape[0] > 0:
+                    mask = 2 * (0.5 - daylight) * vignette[r, c]
+                    nr, ng, nb = (np.floor(v * (1 - mask) + mask * noise[c, r]) for v in (red, green, blue))
+                gray = np.floor(nr * 0.299 + ng * 0.587 + nb * 0.114 + 0.5)
+                red, green, blue = (np.floor(daylight * v + (1 - daylight) * (min(max(np.floor(gray + 0.4 * (n - gray) + 0.5), 0.0), 255.0) * 0.5 + tint))
+                                    for v, n, tint in ((red, nr, 0.0), (green, ng, 8.0), (blue, nb, 32.0)))
+            if sleeping:
+                gray = (red * 19595 + green * 38470 + blue * 7471 + 32768) // 65536
+                red, green, blue = np.floor(0.5 * gray), np.floor(0.5 * gray), np.floor(0.5 * gray + 8.0)
+            out[r, c] = [np.uint8(min(max(v, 0.0), 255.0)) for v in (red, green, blue)]
+
+
+@pytest.mark.parametrize("daylight,sleeping", [(1.0, False), (0.8, False), (0.5, False), (0.3, False), (0.02, False),
+                                               (0.3, True), (1.0, True)])
+def test_the_flat_shading_loop_draws_the_bytes_of_the_per_pixel_one(daylight, sleeping):
+    """Frames are byte-identical from clone to clone and the measurements rest on them: the faster
+    shading must not move a pixel (values beyond 0-255 included, where the clamps act)."""
+    rng = np.random.default_rng(int(daylight * 100) + sleeping)
+    rows = 24  # a band of the frame: the reference runs in Python
+    rgb = rng.uniform(-5, 300, (rows, FRAME_SHAPE[1], 3)).astype(np.float32)
+    noise = rng.uniform(32, 127, (FRAME_SHAPE[1], rows)) if daylight < 0.5 else fp._NO_NOISE
+    vignette = np.ascontiguousarray(fp._vignette()[:rows])
+    ours, theirs = (np.empty((rows, FRAME_SHAPE[1], 3), np.uint8) for _ in range(2))
+    fp._shade(rgb, daylight, noise, vignette, sleeping, ours)
+    reference_shade(rgb, daylight, noise, vignette, sleeping, theirs)
+    assert np.array_equal(ours, theirs)
+
+
 EPISODE = """
 import hashlib, numpy as np
 from mineclip.sim.env import CrafterEnv
