@@ -159,16 +159,21 @@ def success_markdown(result: dict) -> str:
     """Markdown of a `run_context` result: success per level per perceiver (declared with a false
     condition / never declared though all held)."""
     succ, st = result["success"], result["settings"]
-    levels = sorted({lv for row in succ.values() for lv in row})
     lines = [(f"Success per level: {st['agent']}, {st['placement']} placement, {st['view']} view, "
               f"{st['episodes']} held-out worlds per task [Wilson 95%] (declared with a false condition / never "
-              "declared though all held)"), "",
-             "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in levels) + " |", "|---|" + "---|" * len(levels)]
-    for name, row in succ.items():
-        lines.append(f"| {name} | " + " | ".join(
-            success_cell(row[lv]) if lv in row else "-" for lv in levels) + " |")
+              "declared though all held)"), "", *success_rows(succ)]
     lines.append(f"\nwall time {result['seconds']['total']:.0f} s")
     return "\n".join(lines)
+
+
+def success_rows(succ: dict) -> list[str]:
+    """The Markdown table of `success_table`: a row per perceiver, a column per level (- where a
+    perceiver has no episode of it)."""
+    levels = sorted({lv for row in succ.values() for lv in row})
+    lines = ["| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in levels) + " |", "|---|" + "---|" * len(levels)]
+    for name, row in succ.items():
+        lines.append(f"| {name} | " + " | ".join(success_cell(row[lv]) if lv in row else "-" for lv in levels) + " |")
+    return lines
 
 
 def success_cell(row: dict) -> str:

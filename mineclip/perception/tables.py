@@ -4,7 +4,7 @@ JSON object for scripts. What `bench/perception.py` prints."""
 
 from __future__ import annotations
 
-from .benchmark import LEVELS, success_cell
+from .benchmark import success_rows
 from .context_report import judge_table
 
 
@@ -33,11 +33,7 @@ def benchmark_tables(result: dict) -> str:
     lines += ["", (f"Success per level ({st['episodes']} episodes per task on held-out worlds, "
                    f"{st.get('agent', 'patroller')}, {st.get('placement', 'scene')} placement; "
                    "success [Wilson 95%] (declared with a false condition / never declared though all held))"), "",
-              "| perceiver | " + " | ".join(LEVELS[int(lv)] for lv in sorted(next(iter(succ.values())))) + " |",
-              "|---|" + "---|" * len(next(iter(succ.values())))]
-    for name, levels in succ.items():
-        lines.append(f"| {name} | " + " | ".join(success_cell(levels[lv]) for lv in sorted(levels)) + " |")
-    lines.append("")
+              *success_rows(succ), ""]
     lines.append(f"thresholds: {result['thresholds']}; wall time {result['seconds']['total']:.0f} s")
     return "\n".join(lines)
 
