@@ -136,8 +136,7 @@ class CrafterCore(crafter.Env):
         canvas = np.ascontiguousarray(canvas)  # the kernel walks every array as one flat run
         if daylight < 0.5:
             noise = self._world.random.uniform(32, 127, canvas.shape[:2])
-            mask = 2 * (0.5 - daylight) * self._local_view._vignette(canvas.shape, 0.5)
-            night = _noisy_night(canvas, np.ascontiguousarray(mask), noise)
+            night = _noisy_night(canvas, 2 * (0.5 - daylight), self._local_view._vignette(canvas.shape, 0.5), noise)
         else:
             night = canvas.astype(np.float32)
         gray = night @ np.array([0.299, 0.587, 0.114], np.float32)
@@ -160,15 +159,16 @@ def _frame(canvas, items):
 
 
 @njit(cache=True, error_model="numpy")
-def _noisy_night(canvas, mask, noise):
+def _noisy_night(canvas, strength, vignette, noise):
     """`_light`'s night below daylight 0.5: each pixel (1 - mask) of itself and mask of the noise,
-    in float64 as numpy's passes did (canvas x (1 - mask), plus mask x noise), truncated to uint8
-    and returned as float32; three passes and their float64 temporaries made one."""
+    mask = strength x crafter's vignette, in float64 as numpy's passes did (canvas x (1 - mask),
+    plus mask x noise), truncated to uint8 and returned as float32; four passes and their float64
+    temporaries made one."""
     width, rows = canvas.shape[0], canvas.shape[1]
     out = np.empty((width, rows, 3), np.float32)
     for x in range(width):
         for y in range(rows):
-            m = mask[x, y]
+            m = strength * vignette[x, y]
             keep, grain = 1.0 - m, m * noise[x, y]
             for c in range(3):
                 out[x, y, c] = np.float32(np.uint8(np.float64(canvas[x, y, c]) * keep + grain))
