@@ -102,12 +102,12 @@ def snapshot(world, player, step: int, shown: dict[str, list[tuple[int, int]]] |
     # np.unique and np.nonzero per material gave), from one stable sort: a tenth of a top-down step
     ids = window.ravel()
     order = np.argsort(ids, kind="stable")
-    ranked = ids[order].tolist()
+    ranked = ids[order]
     xs = (order // window.shape[1] + (xs0 - px)).tolist()
     ys = (order % window.shape[1] + (ys0 - py)).tolist()
     start = 0
-    for end in [*(np.flatnonzero(np.diff(ids[order])) + 1).tolist(), len(ranked)]:
-        view[names[ranked[start]]] = list(zip(xs[start:end], ys[start:end]))
+    for end in [*(np.flatnonzero(np.diff(ranked)) + 1).tolist(), len(ranked)]:
+        view[names[int(ranked[start])]] = list(zip(xs[start:end], ys[start:end]))
         start = end
     for obj in world.objects:
         ox, oy = int(obj.pos[0]) - px, int(obj.pos[1]) - py
