@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-QUICK_GELU = 1.702  # QuickGELU(z) = z * sigmoid(1.702 z) = swish(1.702 z) / 1.702
+from .layers import QUICK_GELU
 
 
 def supports(vision: nn.Module) -> bool:

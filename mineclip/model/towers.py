@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import torch
-from open_clip.transformer import QuickGELU, TextTransformer, VisionTransformer
+from open_clip.transformer import TextTransformer, VisionTransformer
 
 from .config import TextConfig, VisionConfig
+from .layers import QuickGELU, use_self_attention
 
 
 def build_vision_tower(cfg: VisionConfig, embed_dim: int) -> VisionTransformer:
     """CLIP ViT (pre-LN, QuickGELU) at a non-square resolution; output is the projected CLS token
-    (`cfg.pool` "tok") or mean patch token ("avg")."""
-    return VisionTransformer(
+    (`cfg.pool` "tok") or mean patch token ("avg"); its activation and attention are `mineclip.model.layers`'."""
+    return use_self_attention(VisionTransformer(
         image_size=tuple(cfg.resolution),
         patch_size=cfg.patch_size,
         width=cfg.width,
@@ -21,7 +22,7 @@ def build_vision_tower(cfg: VisionConfig, embed_dim: int) -> VisionTransformer:
         output_dim=embed_dim,
         pool_type=cfg.pool,
         act_layer=QuickGELU,
-    )
+    ))
 
 
 class CausalTextTransformer(TextTransformer):
@@ -49,8 +50,9 @@ def trim_padding(tokens: torch.Tensor, multiple: int = 16) -> torch.Tensor:
 
 
 def build_text_tower(cfg: TextConfig, embed_dim: int) -> TextTransformer:
-    """CLIP text transformer: causal, feature at the end-of-text token (the largest id), projected."""
-    return CausalTextTransformer(
+    """CLIP text transformer: causal, feature at the end-of-text token (the largest id), projected;
+    its activation and attention are `mineclip.model.layers`'."""
+    return use_self_attention(CausalTextTransformer(
         context_length=cfg.context_length,
         vocab_size=cfg.vocab_size,
         width=cfg.width,
@@ -58,7 +60,7 @@ def build_text_tower(cfg: TextConfig, embed_dim: int) -> TextTransformer:
         layers=cfg.layers,
         output_dim=embed_dim,
         act_layer=QuickGELU,
-    )
+    ))
 
 
 def resize_pos_embed(pos_embed: torch.Tensor, new_grid: tuple[int, int], num_prefix: int = 1) -> torch.Tensor:
