@@ -33,7 +33,7 @@ class _QuickGELUFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z: torch.Tensor) -> torch.Tensor:
         scaled = z * QUICK_GELU
-        ctx.save_for_backward(scaled)  # in place of z, which nothing else keeps: its backward needs a z
+        ctx.save_for_backward(scaled)  # rather than z: the backward needs only 1.702 z
         return F.silu(scaled).mul_(1.0 / QUICK_GELU)
 
     @staticmethod
