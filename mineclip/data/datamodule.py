@@ -12,10 +12,8 @@ from collections import Counter
 import pytorch_lightning as pl
 import torch
 
-from mineclip.data.reader import ClipDataset, make_loader
+from mineclip.data.reader import PYTHON_FIELDS, ClipDataset, make_loader
 from mineclip.model.config import CLIP_FRAMES
-
-PYTHON_FIELDS = frozenset({"text", "meta", "skipped"})  # batch fields without tensors (reader.collate)
 
 
 class ClipDataModule(pl.LightningDataModule):

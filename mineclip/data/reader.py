@@ -250,6 +250,9 @@ def stack_videos(videos: list[torch.Tensor]) -> torch.Tensor:
     return out.permute(0, 1, 4, 2, 3) if frames_last else out
 
 
+PYTHON_FIELDS = frozenset({"text", "meta", "skipped"})  # the fields of `collate`'s batches that hold no tensors
+
+
 def collate(samples: list[dict], skipped: dict[str, int]) -> dict:
     texts = [s["text"] for s in samples]
     return {
