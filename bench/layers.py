@@ -27,7 +27,7 @@ from mineclip.model.layers import QuickGELU, SelfAttention
 from mineclip.train.loss import ContrastiveLoss
 from mineclip.train.module import MineCLIPModule
 from mineclip.train.optim import build_optimizer, build_scheduler
-from train import make_batches
+from train import make_batches, plain_step
 
 
 def with_torchs_layers(model: nn.Module) -> nn.Module:
@@ -42,7 +42,7 @@ def with_torchs_layers(model: nn.Module) -> nn.Module:
 
 
 class Loop:
-    """A plain training loop over one model (as bench/train.py's plain loop)."""
+    """bench/train.py's plain training loop over one model."""
 
     def __init__(self, module: MineCLIPModule, model: nn.Module, steps: int):
         self.model, self.loss_fn = model.train(), ContrastiveLoss()
@@ -50,15 +50,7 @@ class Loop:
         self.sched = build_scheduler(self.opt, steps, module.optim_settings)
 
     def step(self, batch: dict) -> float:
-        m = self.model
-        v, t = m.embed_pair(m.encode_video(batch["video"]), m.encode_text(batch["tokens"]))
-        loss = self.loss_fn(v, t, m.logit_scale.clamp(max=m.config.logit_scale_max), batch["tokens"])["loss"]
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
-        self.opt.step()
-        self.sched.step()
-        self.opt.zero_grad(set_to_none=True)
-        return float(loss.detach())
+        return float(plain_step(self.model, self.loss_fn, self.opt, self.sched, batch, torch.device("cpu")))
 
 
 def steps_per_s(loop: Loop, batches: list[dict], warmup: int) -> float:

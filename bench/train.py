@@ -136,6 +136,23 @@ def lightning_steps_per_s(args, batches: list[dict], accelerator: str, precision
     return args.steps / (timer.end - timer.start)
 
 
+def plain_step(model, loss_fn, opt, sched, batch: dict, device: torch.device, dtype: torch.dtype | None = None
+               ) -> torch.Tensor:
+    """One step of the plain loop: loss (autocast to `dtype` when given), backward, clipping,
+    AdamW, schedule, logit-scale clamp, as `MineCLIPModule` under Lightning. Returns the loss."""
+    with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+        tokens = batch["tokens"].to(device)
+        v, t = model.embed_pair(model.encode_video(batch["video"].to(device)), model.encode_text(tokens))
+        loss = loss_fn(v, t, model.logit_scale.clamp(max=model.config.logit_scale_max), tokens)["loss"]
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad(set_to_none=True)
+    model.clamp_logit_scale()
+    return loss.detach()
+
+
 def plain_steps_per_s(args, batches: list[dict], device: torch.device, precision: str) -> float:
     """The same module's model, loss, optimiser groups, schedule, clipping and clamp in a plain loop
     (autocast to bfloat16 for a bf16-mixed precision, as Lightning does)."""
@@ -148,15 +165,7 @@ def plain_steps_per_s(args, batches: list[dict], device: torch.device, precision
     for i, b in enumerate(batches):
         if i == args.warmup:
             t0 = time.perf_counter()
-        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-            v, t = model.embed_pair(model.encode_video(b["video"].to(device)), model.encode_text(b["tokens"].to(device)))
-            loss = loss_fn(v, t, model.logit_scale.clamp(max=model.config.logit_scale_max), b["tokens"].to(device))["loss"]
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        opt.zero_grad(set_to_none=True)
-        model.clamp_logit_scale()
+        plain_step(model, loss_fn, opt, sched, b, device, dtype)
     if device.type == "cuda":
         torch.cuda.synchronize()
     return args.steps / (time.perf_counter() - t0)
