@@ -14,6 +14,7 @@ import pytest
 from mineclip.rl.shaping_study import (
     NOT_IN_VIEW,
     canonicalize,
+    episode_interval,
     epic_distance,
     observe,
     parse_models,
@@ -64,6 +65,23 @@ def test_canonicalisation_sends_pure_potential_shaping_to_zero():
 def test_pearson_distance_of_a_constant_reward_is_undefined():
     assert math.isnan(pearson_distance(np.ones(5), np.arange(5)))
     assert pearson_distance(np.arange(5), np.arange(5)) == pytest.approx(0.0, abs=1e-7)
+
+
+def test_rho_s_interval_resamples_episodes_not_steps():
+    """Four episodes, each one point held for 100 steps: 400 steps but four draws. Resampling steps
+    would give rho +0.8 almost every time (an interval under 0.1 wide); resampling the episodes
+    shows how little four of them say."""
+    rng = np.random.default_rng(0)
+    x = np.repeat([1.0, 2.0, 3.0, 4.0], 100)
+    y = np.repeat([1.0, 3.0, 2.0, 4.0], 100) + rng.normal(0, 1e-3, 400)
+    lo, hi = episode_interval(x, y, np.repeat([7, 3, 5, 9], 100), resamples=300)
+    assert lo < 0.5 and hi > 0.9
+    # many short episodes of a strong relation: a narrow interval around it
+    x = rng.integers(1, 9, 2000).astype(float)
+    y = -x + rng.normal(0, 1, 2000)
+    lo, hi = episode_interval(x, y, np.arange(2000) // 20, resamples=300)
+    assert -1 < lo < hi < -0.8 and hi - lo < 0.1
+    assert all(math.isnan(v) for v in episode_interval(x, y, np.zeros(2000)))  # one episode: no interval
 
 
 def test_value_order_correlation_of_a_monotone_and_a_reversed_sequence():
@@ -142,13 +160,17 @@ def test_the_study_runs_in_both_views_end_to_end(tmp_path):
         r = rows["hunt_cow"]
         assert r["target"] == "cow" and r["steps"] == 16
         assert r["dense_mismatch"] == pytest.approx(0.0, abs=1e-9)
-        for key in ("rho_distance", "rho_share", "voc", "epic", "epic_navigation", "voc_random"):
+        for key in ("rho_distance", "rho_distance_interval", "rho_share", "voc", "epic", "epic_navigation",
+                    "voc_random"):
             assert set(r[key]) == {"direct", "delta"}, key
+        assert all(len(v) == 2 for v in r["rho_distance_interval"].values())
         assert r["successful"] == 1 and r["lengths"][0] >= 1  # the scripted agent hunts the cow
         by = r["by_distance"]["direct"]
         assert set(by) == {"1", "2", "4", "8", "out"} and sum(n for n, _ in by.values()) <= 16
         assert all(e is None or 0 <= e <= 1 for e in [*r["epic"].values(), *r["epic_navigation"].values()])
     assert study["summary"]["first_person_shaping_tasks"].keys() == {"direct", "delta"}
+    assert study["summary"]["first_person_shaping_tasks_surely"].keys() == {"direct", "delta"}
+    assert "rho dist [95%]" in done.stdout and "with the whole interval there" in done.stdout
     assert study["meta"]["models"] == {"top": art, "first_person": art}
 
 
