@@ -581,7 +581,8 @@ def tables(study: dict) -> str:
     surely = study["summary"].get("first_person_shaping_tasks_surely") or {}
     n = len(res.get("first_person", {}))
     lines += ["", f"rho dist [95%]: Direct's rho against the distance with its interval over {RESAMPLES} resamples "
-              "of the random play's episodes (what another draw of the play could give).", ""]
+              "of the random play's episodes (the episodes played; another seed's worlds and spawns can move it "
+              "further).", ""]
     if fp is not None:
         lines.append(f"First person: rho(distance) <= {SHAPES_AT} on Direct {fp['direct']}/{n} tasks "
                      f"({surely.get('direct', 0)} with the whole interval there), Delta {fp['delta']}/{n} "
