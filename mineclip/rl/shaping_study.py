@@ -65,6 +65,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from mineclip.evaluate.bootstrap import LEVEL, interval
 from mineclip.sim.view import VIEWS, check_view
 
 NOT_IN_VIEW = -1
@@ -92,24 +93,22 @@ def _spearman(x, y) -> float:
 
 
 def episode_interval(x, y, episodes, resamples: int = RESAMPLES, seed: int = 0,
-                     level: float = 0.95) -> tuple[float, float]:
+                     level: float = LEVEL) -> list[float]:
     """Percentile interval of Spearman's rho of `x` and `y` over resamples of whole episodes with
     replacement: the steps of one episode are not independent draws (a cow in view stays in view),
-    so resampling steps would give an interval far too narrow. (nan, nan) with fewer than two
-    episodes or no resample where rho is defined."""
+    so resampling steps would give an interval far too narrow. The judge's percentile interval
+    (`mineclip.evaluate.bootstrap.interval`); [nan, nan] with fewer than two episodes or no resample
+    where rho is defined."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     ids, inverse = np.unique(np.asarray(episodes), return_inverse=True)
     if len(ids) < 2:
-        return (math.nan, math.nan)
+        return [math.nan, math.nan]
     groups = [np.flatnonzero(inverse == k) for k in range(len(ids))]
     rng = np.random.default_rng(seed)
     rhos = np.array([_spearman(x[idx], y[idx]) for idx in (
         np.concatenate([groups[k] for k in rng.integers(0, len(ids), len(ids))]) for _ in range(resamples))])
     rhos = rhos[np.isfinite(rhos)]
-    if not len(rhos):
-        return (math.nan, math.nan)
-    tail = (1 - level) / 2
-    return (float(np.quantile(rhos, tail)), float(np.quantile(rhos, 1 - tail)))
+    return interval(rhos, level) if len(rhos) else [math.nan, math.nan]
 
 
 def value_order_correlation(values: Sequence[float]) -> float:
