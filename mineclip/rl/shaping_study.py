@@ -459,6 +459,15 @@ def parse_models(specs: Sequence[str], views: Sequence[str] | None = None) -> di
     return {v: models[v] for v in views}
 
 
+def tasks_at_bar(rows: dict[str, dict]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per mode, how many tasks' rho against the distance is at the bar (<= -0.5), and how many have
+    their whole interval there (its upper end at the bar: beyond the play's sampling noise). A
+    task whose rho or interval is undefined (nan) counts in neither."""
+    at = {m: sum(1 for r in rows.values() if r["rho_distance"][m] <= SHAPES_AT) for m in MODES}
+    surely = {m: sum(1 for r in rows.values() if r["rho_distance_interval"][m][1] <= SHAPES_AT) for m in MODES}
+    return at, surely
+
+
 def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, steps: int = 200, num_envs: int = 8,
                   episodes: int = 8, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
                   worlds: int = 8, max_steps: int | None = None, progress: bool = False, log=None) -> dict:
@@ -489,12 +498,8 @@ def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, st
             if log:
                 log(f"{view} {task_id}: {row['seconds']:.0f} s")
     fp = results.get("first_person", {})
-    summary = {"first_person_shaping_tasks": {m: sum(1 for r in fp.values() if r["rho_distance"][m] <= SHAPES_AT)
-                                              for m in MODES} if fp else None,
-               # the tasks whose whole interval is at the bar: rho <= -0.5 beyond the play's sampling noise
-               "first_person_shaping_tasks_surely": {
-                   m: sum(1 for r in fp.values() if r["rho_distance_interval"][m][1] <= SHAPES_AT) for m in MODES}
-               if fp else None,
+    shaping, surely = tasks_at_bar(fp) if fp else (None, None)
+    summary = {"first_person_shaping_tasks": shaping, "first_person_shaping_tasks_surely": surely,
                "tasks": len(tasks), "bar": SHAPES_AT}
     meta = {"date": str(date.today()), "models": dict(models), "tasks": list(tasks), "steps": steps,
             "num_envs": num_envs, "episodes": episodes, "seed": seed, "negatives": negatives, "gamma": gamma,

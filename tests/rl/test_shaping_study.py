@@ -19,6 +19,7 @@ from mineclip.rl.shaping_study import (
     observe,
     parse_models,
     pearson_distance,
+    tasks_at_bar,
     value_order_correlation,
 )
 
@@ -82,6 +83,18 @@ def test_rho_s_interval_resamples_episodes_not_steps():
     lo, hi = episode_interval(x, y, np.arange(2000) // 20, resamples=300)
     assert -1 < lo < hi < -0.8 and hi - lo < 0.1
     assert all(math.isnan(v) for v in episode_interval(x, y, np.zeros(2000)))  # one episode: no interval
+
+
+def test_a_task_counts_as_surely_shaping_only_when_its_whole_interval_is_at_the_bar():
+    def row(rho, lo, hi):
+        return {"rho_distance": {"direct": rho, "delta": math.nan},
+                "rho_distance_interval": {"direct": [lo, hi], "delta": [math.nan, math.nan]}}
+
+    rows = {"a": row(-0.6, -0.7, -0.52), "b": row(-0.57, -0.68, -0.44), "c": row(-0.3, -0.45, -0.1),
+            "d": row(-0.5, -0.62, -0.5)}
+    at, surely = tasks_at_bar(rows)
+    assert at == {"direct": 3, "delta": 0}  # a, b, d (at -0.5 itself counts)
+    assert surely == {"direct": 2, "delta": 0}  # a, d: b's interval reaches above -0.5
 
 
 def test_value_order_correlation_of_a_monotone_and_a_reversed_sequence():
