@@ -95,7 +95,9 @@ def build_config(model: MineCLIP, *, window: int = DEFAULT_WINDOW, frame_stride:
                    "pooling": cfg.temporal.pooling},
         "resolution": {"height": h, "width": w, "resize": resize},
         "normalisation": {"input": "uint8 RGB, divided by 255", "mean": list(cfg.image_mean),
-                          "std": list(cfg.image_std)},
+                          "std": list(cfg.image_std)}
+        | ({"blank_bottom": {"rows": cfg.vision.blank_bottom, "fill": "round(255 * mean)", "when": "before normalising"}}
+           if cfg.vision.blank_bottom else {}),
         "tokenizer": {"name": "clip-bpe", "context_length": cfg.text.context_length,
                       "vocab_size": cfg.text.vocab_size, "sot_token": 49406, "eot_token": 49407,
                       "cleaning": "mineclip.model.tokenize", "lower_case": True},
@@ -118,6 +120,11 @@ def _fmt_metrics(metrics: dict) -> str:
     return "\n".join(rows)
 
 
+def _blank_line(config: dict) -> str:
+    rows = (config["normalisation"].get("blank_bottom") or {}).get("rows")
+    return f"\n- the bottom {rows} rows of every frame are filled with the mean colour first: the encoder never sees them" if rows else ""
+
+
 def model_card(config: dict, name: str | None = None) -> str:
     """README.md of an artifact."""
     arch = config["architecture"]
@@ -135,7 +142,7 @@ automatic success judge for video trajectories.
 - temporal pooling: `{arch['temporal']['pooling']}`, embedding dim {arch['embed_dim']}, {config['parameters']:,} parameters
 - frames: {config['frames']['window']} per clip, every {config['frames'].get('stride', 1)} step(s) of play, RGB uint8 {config['resolution']['height']}x{config['resolution']['width']}
   (other sizes are resized with aspect policy `{config['resolution']['resize']}`), normalised with
-  mean {tuple(config['normalisation']['mean'])}, std {tuple(config['normalisation']['std'])}
+  mean {tuple(config['normalisation']['mean'])}, std {tuple(config['normalisation']['std'])}{_blank_line(config)}
 - text: CLIP BPE tokenizer, {config['tokenizer']['context_length']} tokens
 - exported from: {src.get('kind', '?')} checkpoint `{src.get('path', '?')}`
 

@@ -39,6 +39,10 @@ class VisionConfig:
     # What the frame embedding is made of: `tok` the CLS token (CLIP, MineCLIP), `avg` the mean of the
     # patch tokens (open_clip's pool_type), where each 16-px tile's token reaches the embedding directly
     pool: str = "tok"
+    # Rows at the bottom of every frame that the encoder never sees: they are filled with the mean
+    # colour (`image_mean`) before the patch embedding, in training and at inference alike. For an
+    # overlay drawn over the view (an inventory bar) that tells a caption's event without the world.
+    blank_bottom: int = 0
 
 
 @dataclass
@@ -100,6 +104,8 @@ class ModelConfig:
         p = self.vision.patch_size
         if h % p or w % p:
             raise ValueError(f"resolution {h}x{w} is not a multiple of patch size {p}")
+        if not (isinstance(self.vision.blank_bottom, int) and 0 <= self.vision.blank_bottom < h):
+            raise ValueError(f"vision.blank_bottom is a number of frame rows in [0, {h}), got {self.vision.blank_bottom!r}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -62,7 +62,9 @@ class MineCLIP(nn.Module):
 
         Without gradients (inference) the fused forward of `mineclip.model.fused` runs, in
         `precision` (torch.float32 when None, or torch.bfloat16), and the features are float32.
-        With gradients, the module forward runs in the weights' dtype."""
+        With gradients, the module forward runs in the weights' dtype. The config's
+        `vision.blank_bottom` rows are filled with the mean colour first, on either path."""
+        frames = self.blank(frames)
         if not torch.is_grad_enabled() and self._fused_ok():
             dtype = precision or torch.float32
             fused = self._fused.get(dtype)
@@ -81,6 +83,17 @@ class MineCLIP(nn.Module):
             return self.vision(x)
         out = self.vision.forward_intermediates(x, indices=1, normalize_intermediates=True, output_fmt="NLC")
         return out["image_features"], out["image_intermediates"][0]
+
+    def blank(self, frames: torch.Tensor) -> torch.Tensor:
+        """uint8 frames [..., 3, H, W] with the config's `vision.blank_bottom` rows in the mean
+        colour (a copy; the frames themselves when there are none)."""
+        rows = self.config.vision.blank_bottom
+        if not rows:
+            return frames
+        fill = (self.image_mean * 255.0).round().to(torch.uint8)  # [3, 1, 1]
+        frames = frames.clone()
+        frames[..., -rows:, :] = fill
+        return frames
 
     def __getstate__(self) -> dict:  # copies and pickles leave the fused forward's weight copies behind
         state = self.__dict__.copy()

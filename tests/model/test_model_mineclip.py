@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -93,6 +94,46 @@ def test_frame_pool_avg_embeds_the_mean_patch_token_and_travels_with_an_artifact
     assert back.config.vision.pool == "avg"
     with torch.inference_mode():
         assert torch.allclose(back.encode_images(x), model.encode_images(x), atol=1e-6)
+
+
+def test_blanked_bottom_rows_are_never_seen_on_either_path_and_travel_with_an_artifact(tmp_path):
+    from mineclip.model.artifact import load_artifact, save_artifact
+
+    model = build_model("micro", vision={"blank_bottom": 5}).eval()
+    h, w = model.config.vision.resolution
+    x = torch.randint(0, 256, (3, 3, h, w), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+    other_bar = x.clone()
+    other_bar[..., -5:, :] = 255 - other_bar[..., -5:, :]
+    above = x.clone()
+    above[..., -6, :] = 255 - above[..., -6, :]
+    kept = x.clone()
+    for grad in (True, False):  # the module forward (training) and the fused one (inference)
+        with torch.set_grad_enabled(grad):
+            f = model.encode_images(x)
+            assert torch.equal(model.encode_images(other_bar), f)
+            assert not torch.allclose(model.encode_images(above), f)
+    assert torch.equal(x, kept)  # the caller's frames are not written to
+    # what it sees there is the mean colour: the same weights without blanking, on frames drawn so
+    plain = build_model("micro").eval()
+    plain.load_state_dict(model.state_dict())
+    mean_bar = x.clone()
+    mean_bar[..., -5:, :] = torch.tensor([85, 83, 78], dtype=torch.uint8).view(3, 1, 1)  # MC_IMAGE_MEAN x 255
+    with torch.no_grad():
+        assert torch.equal(plain.encode_images(mean_bar), model.encode_images(x))
+    save_artifact(model, tmp_path / "a")
+    back = load_artifact(tmp_path / "a")
+    assert back.config.vision.blank_bottom == 5
+    config = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert config["normalisation"]["blank_bottom"]["rows"] == 5  # for readers that preprocess themselves
+    assert "bottom 5 rows" in (tmp_path / "a" / "README.md").read_text()
+    with torch.inference_mode():
+        assert torch.equal(back.encode_images(other_bar), back.encode_images(x))
+
+
+@pytest.mark.parametrize("rows", [-1, 160, 2.5])
+def test_blanking_more_rows_than_the_frame_has_is_refused(rows):
+    with pytest.raises(ValueError, match=r"vision.blank_bottom is a number of frame rows in \[0, 160\)"):
+        get_config("tiny", vision={"blank_bottom": rows})
 
 
 def test_an_unknown_frame_pool_is_refused():
