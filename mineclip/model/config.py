@@ -104,7 +104,7 @@ class ModelConfig:
         p = self.vision.patch_size
         if h % p or w % p:
             raise ValueError(f"resolution {h}x{w} is not a multiple of patch size {p}")
-        if not (isinstance(self.vision.blank_bottom, int) and 0 <= self.vision.blank_bottom < h):
+        if type(self.vision.blank_bottom) is not int or not 0 <= self.vision.blank_bottom < h:  # not a bool either
             raise ValueError(f"vision.blank_bottom is a number of frame rows in [0, {h}), got {self.vision.blank_bottom!r}")
 
     def to_dict(self) -> dict:

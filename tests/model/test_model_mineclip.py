@@ -130,7 +130,7 @@ def test_blanked_bottom_rows_are_never_seen_on_either_path_and_travel_with_an_ar
         assert torch.equal(back.encode_images(other_bar), back.encode_images(x))
 
 
-@pytest.mark.parametrize("rows", [-1, 160, 2.5])
+@pytest.mark.parametrize("rows", [-1, 160, 2.5, True, "16"])
 def test_blanking_more_rows_than_the_frame_has_is_refused(rows):
     with pytest.raises(ValueError, match=r"vision.blank_bottom is a number of frame rows in \[0, 160\)"):
         get_config("tiny", vision={"blank_bottom": rows})
