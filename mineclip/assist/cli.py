@@ -45,12 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     d = ParserTraining()
     t = sub.add_parser("train-parser", help="retrain the semantic parser",
                        description="Train the semantic parser on generated pairs and the crowd's train split (never "
-                                   "on the hand-written set or the crowd's validation and test splits, which it is "
-                                   "measured on).")
+                                   "on the hand-written set or the crowd's test split, which it is measured on; on "
+                                   "the validation split only when --crowd-splits names it).")
     t.add_argument("--out", default=None, help="artifact folder (default: the packaged parser)")
     t.add_argument("--examples", type=int, default=d.examples, help="generated training pairs")
     t.add_argument("--crowd-repeat", type=int, default=d.crowd_repeat,
                    help="passes over the crowd's train split per pass over the generated pairs (0: generated only)")
+    t.add_argument("--crowd-splits", default=",".join(d.crowd_splits),
+                   help="crowd splits trained on, comma-separated: train, or train,validation for a final fit once "
+                        "every choice is made (its validation figures are then in-sample); never test")
     t.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training pairs")
     t.add_argument("--seed", type=int, default=d.seed, help="seed of the generator and the initial weights")
     t.add_argument("--members", type=int, default=d.members,
@@ -104,14 +107,21 @@ def _parse(a: argparse.Namespace) -> int:
 def _train_parser(a: argparse.Namespace) -> int:
     from .handwritten import load_handwritten
     from .parser.metrics import format_metrics
-    from .parser.train import ParserTraining, default_out, train_parser
+    from .parser.train import ParserTraining, crowd_training, default_out, train_parser
 
     out = a.out or default_out()
     settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
-                              members=a.members, kind_weight=a.kind_weight, threads=a.threads)
+                              members=a.members, kind_weight=a.kind_weight, threads=a.threads,
+                              crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
+    try:
+        crowd_training(settings)
+    except ValueError as e:
+        print(f"mineclip assist train-parser: {e}", file=sys.stderr)
+        return 2
     _, metrics = train_parser(settings, out, handwritten=load_handwritten("test"))
     print(format_metrics("generated test split", metrics["generated_test"]))
-    print(format_metrics("crowd validation split", metrics["crowd_validation"]))
+    in_sample = " (trained on: in-sample)" if "validation" in settings.crowd_splits else ""
+    print(format_metrics("crowd validation split" + in_sample, metrics["crowd_validation"]))
     print(format_metrics("hand-written test set", metrics["handwritten"]))
     print(f"trained in {metrics['info']['train_seconds']} s; saved to {out}")
     return 0

@@ -67,6 +67,12 @@ def test_train_parser_writes_an_artifact(capsys, tmp_path):
     assert (tmp_path / "parser.safetensors").is_file()
 
 
+def test_train_parser_refuses_the_crowds_test_split(capsys, tmp_path):
+    code = main(["assist", "train-parser", "--crowd-splits", "train,test", "--epochs", "1", "--out", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert code == 2 and "test split is never trained on" in err and not (tmp_path / "p").exists()
+
+
 def test_sessions_recording_into_one_folder_never_reuse_an_id(capsys, tmp_path):
     for _ in range(2):  # the same world and command twice: two trajectories, two videos
         assert _run(capsys, "--command", "chop a tree", "--world-seed", "1000", "--record", str(tmp_path))[0] == 0

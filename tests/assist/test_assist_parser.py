@@ -95,6 +95,15 @@ def test_training_pairs_are_generated_plus_the_crowds_train_split_only():
     assert training_pairs(ParserTraining(examples=200, crowd_repeat=0))[1] == []
 
 
+def test_a_final_fit_adds_the_validation_split_and_never_the_test_split():
+    _, crowd, pairs = training_pairs(ParserTraining(examples=200, crowd_repeat=1, crowd_splits=("train", "validation")))
+    assert len(crowd) == 3633 + len(load_crowd("validation")) and len(pairs) == 200 + len(crowd)
+    assert {p["split"] for p in crowd} == {"train", "validation"}
+    for splits in (("train", "test"), ("test",), (), ("train", "dev")):
+        with pytest.raises(ValueError, match="test split is never trained on"):
+            training_pairs(ParserTraining(examples=10, crowd_splits=splits))
+
+
 def test_spans_no_one_annotated_teach_the_tagger_nothing():
     from mineclip.assist.parser.train import _labels
 

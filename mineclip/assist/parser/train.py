@@ -1,6 +1,6 @@
 """Training the parser on generated pairs and the crowd's train split, as CraftAssist trained on
-generations and prompts (the hand-written set and the crowd's validation and test splits are never
-trained on), and measuring it on held-out generated pairs, the crowd's validation split and the
+generations and prompts (the hand-written set and the crowd's test split are never trained on, the
+validation split only by a final fit that asks for it), and measuring it on held-out generated pairs, the crowd's validation split and the
 hand-written set."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class ParserTraining:
 
     examples: int = 20_000  # generated training pairs
     crowd_repeat: int = 3  # passes over the crowd's train split per pass over the generated pairs (0: none)
+    crowd_splits: tuple[str, ...] = ("train",)  # crowd splits trained on: "train", and "validation" for a final fit
     test_examples: int = 2_000  # generated pairs of another seed, those seen in training removed
     epochs: int = 8
     batch_size: int = 64
@@ -88,11 +89,22 @@ def held_out_generated(n: int, seed: int, oov: float, seen: set[str]) -> list[di
     return out[:n]
 
 
+def crowd_training(s: ParserTraining) -> list[dict]:
+    """The crowd pairs `s` trains on: its `crowd_splits` (never the test split), none if `crowd_repeat` is 0."""
+    unknown = [x for x in s.crowd_splits if x not in ("train", "validation")]
+    if unknown or not s.crowd_splits:
+        raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
+                         f"on), got {list(s.crowd_splits)}")
+    if s.crowd_repeat <= 0:
+        return []
+    return [p for split in dict.fromkeys(s.crowd_splits) for p in load_crowd(split)]
+
+
 def training_pairs(s: ParserTraining) -> tuple[list[dict], list[dict], list[dict]]:
-    """(generated pairs, the crowd's train split, what one epoch passes over: the generated pairs and
+    """(generated pairs, the crowd pairs, what one epoch passes over: the generated pairs and
     `crowd_repeat` passes over the crowd's)."""
     generated = generate_pairs(s.examples, seed=s.seed, oov=s.oov)
-    crowd = load_crowd("train") if s.crowd_repeat > 0 else []
+    crowd = crowd_training(s)
     return generated, crowd, generated + crowd * s.crowd_repeat
 
 
@@ -164,7 +176,7 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
     torch.set_num_threads(s.threads)
     try:
         start = time.time()
-        steps_each = s.epochs * ((s.examples + len(load_crowd("train")) * s.crowd_repeat + s.batch_size - 1)
+        steps_each = s.epochs * ((s.examples + len(crowd_training(s)) * s.crowd_repeat + s.batch_size - 1)
                                  // s.batch_size)
         bar = tqdm(total=steps_each * s.members, desc="train parser", disable=not s.progress)
         nets, seen, losses, steps, generated, crowd = [], set(), [], 0, [], []
