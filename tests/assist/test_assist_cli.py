@@ -68,7 +68,8 @@ def test_train_parser_writes_an_artifact(capsys, tmp_path):
 
 
 def test_train_parser_refuses_the_crowds_test_split(capsys, tmp_path):
-    code = main(["assist", "train-parser", "--crowd-splits", "train,test", "--epochs", "1", "--out", str(tmp_path / "p")])
+    code = main(["assist", "train-parser", "--crowd-splits", "train,test", "--epochs", "1",
+                 "--out", str(tmp_path / "p")])
     err = capsys.readouterr().err
     assert code == 2 and "test split is never trained on" in err and not (tmp_path / "p").exists()
 

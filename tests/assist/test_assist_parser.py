@@ -96,7 +96,8 @@ def test_training_pairs_are_generated_plus_the_crowds_train_split_only():
 
 
 def test_a_final_fit_adds_the_validation_split_and_never_the_test_split():
-    _, crowd, pairs = training_pairs(ParserTraining(examples=200, crowd_repeat=1, crowd_splits=("train", "validation")))
+    final = ParserTraining(examples=200, crowd_repeat=1, crowd_splits=("train", "validation"))
+    _, crowd, pairs = training_pairs(final)
     assert len(crowd) == 3633 + len(load_crowd("validation")) and len(pairs) == 200 + len(crowd)
     assert {p["split"] for p in crowd} == {"train", "validation"}
     for splits in (("train", "test"), ("test",), (), ("train", "dev")):

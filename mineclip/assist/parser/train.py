@@ -1,7 +1,7 @@
 """Training the parser on generated pairs and the crowd's train split, as CraftAssist trained on
 generations and prompts (the hand-written set and the crowd's test split are never trained on, the
-validation split only by a final fit that asks for it), and measuring it on held-out generated pairs, the crowd's validation split and the
-hand-written set."""
+validation split only by a final fit that asks for it), and measuring it on held-out generated
+pairs, the crowd's validation split and the hand-written set."""
 
 from __future__ import annotations
 
