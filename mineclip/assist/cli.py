@@ -107,14 +107,13 @@ def _parse(a: argparse.Namespace) -> int:
 def _train_parser(a: argparse.Namespace) -> int:
     from .handwritten import load_handwritten
     from .parser.metrics import format_metrics
-    from .parser.train import ParserTraining, crowd_training, default_out, train_parser
+    from .parser.train import ParserTraining, default_out, train_parser
 
     out = a.out or default_out()
-    settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
-                              members=a.members, kind_weight=a.kind_weight, threads=a.threads,
-                              crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     try:
-        crowd_training(settings)
+        settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
+                                  members=a.members, kind_weight=a.kind_weight, threads=a.threads,
+                                  crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     except ValueError as e:
         print(f"mineclip assist train-parser: {e}", file=sys.stderr)
         return 2

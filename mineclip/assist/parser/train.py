@@ -46,6 +46,12 @@ class ParserTraining:
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
     progress: bool = True
 
+    def __post_init__(self):
+        unknown = [x for x in self.crowd_splits if x not in ("train", "validation")]
+        if unknown or not self.crowd_splits:
+            raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
+                             f"on), got {list(self.crowd_splits)}")
+
 
 def build_vocab(pairs: list[dict], min_count: int) -> list[str]:
     """<pad>, <unk> and the words seen at least `min_count` times."""
@@ -91,10 +97,6 @@ def held_out_generated(n: int, seed: int, oov: float, seen: set[str]) -> list[di
 
 def crowd_training(s: ParserTraining) -> list[dict]:
     """The crowd pairs `s` trains on: its `crowd_splits` (never the test split), none if `crowd_repeat` is 0."""
-    unknown = [x for x in s.crowd_splits if x not in ("train", "validation")]
-    if unknown or not s.crowd_splits:
-        raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
-                         f"on), got {list(s.crowd_splits)}")
     if s.crowd_repeat <= 0:
         return []
     return [p for split in dict.fromkeys(s.crowd_splits) for p in load_crowd(split)]
