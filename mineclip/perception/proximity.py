@@ -121,10 +121,6 @@ class ProximityRewardFunction(WindowedReward):
         ref = prox.cummax(-1).values if self.mode == "progress" else prox
         return torch.cat([torch.zeros_like(ref[..., :1]), ref[..., 1:] - ref[..., :-1]], -1)
 
-    def reference(self, prox, prev_reference):
-        """What the next step's reward is measured against: the best proximity so far for progress."""
-        return torch.maximum(prox, prev_reference) if self.mode == "progress" else prox
-
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:
         """Rewards of a stored trajectory (frame 0 = reset): `prob` is the proximity per frame."""

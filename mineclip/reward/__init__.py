@@ -13,6 +13,7 @@ from .reward import (
     StepRewards,
     TrajectoryRewards,
     direct_reward,
+    progress_reward,
     reward_from_probs,
 )
 from .episodes import RewardTracker, RunningStats, TrackedStep
@@ -48,6 +49,7 @@ __all__ = [
     "StepRewards",
     "TrajectoryRewards",
     "direct_reward",
+    "progress_reward",
     "reward_from_probs",
     "soft_and",
 ]

@@ -11,7 +11,7 @@ Both are 1 only when every P_i is 1 and fall with the weakest condition: one con
 the geometric mean to 0, and the soft minimum sits between the minimum and the mean, near the
 minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
 of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
-`P_t - P_{t-1}`. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
+`P_t - P_{t-1}`, progress direct's gain over the episode's best. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
 suite: `mineclip.perception.condition_judge.task_reward`), and streams through the same cached window
 (`stream(num_envs)`: one frame encoding per env step, per-condition P in `StepRewards.logits`).
 
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .reward import MODES, TrajectoryRewards, WindowedReward, reward_from_probs
+from .reward import MODES, TrajectoryRewards, WindowedReward, progress_reward, reward_from_probs
 
 COMBINE = ("geomean", "softmin")
 TAU = 0.05
@@ -134,6 +134,8 @@ class FactoredRewardFunction(WindowedReward):
         """Rewards from the combined P (one step with `prev_probs`, or along a sequence)."""
         if self.mode == "direct":
             return (probs - self.chance).clamp(min=0.0)
+        if self.mode == "progress":
+            return progress_reward(probs, self.chance, prev_probs)
         return reward_from_probs(probs, 2, self.mode, prev_probs=prev_probs)
 
     @torch.inference_mode()

@@ -6,6 +6,11 @@ negative prompts; P is the softmax probability of the prompt among the N.
     direct        r_t = max(P_t - 1/N, 0)
     direct-naive  r_t = P_t
     delta         r_t = P_t - P_{t-1}
+    progress      r_t = max(D_t - max_{s<t} D_s, 0), D = direct's max(P - 1/N, 0)
+                  (not the paper's: Direct's gain over the episode's best so far. An episode pays at
+                  most its best Direct minus Direct at reset, so standing near the target earns
+                  nothing after the first step there, and nothing is taken back when it leaves the
+                  view; docs/rl.md measures it against Direct)
 
 First steps of an episode (policy "repeat", the default): the reset frame fills the whole window,
 as if the agent had stood still for `window` steps before the episode began. Every clip the model
@@ -40,7 +45,7 @@ from mineclip.model.precision import DTYPES, resolve_precision
 
 log = logging.getLogger(__name__)
 
-MODES = ("direct", "direct-naive", "delta")
+MODES = ("direct", "direct-naive", "delta", "progress")
 FIRST_STEPS = ("repeat", "partial")
 DEFAULT_WINDOW = 16
 
@@ -53,15 +58,33 @@ def direct_reward(prob: torch.Tensor | np.ndarray, num_prompts: int):
     return (prob - 1.0 / num_prompts).clamp(min=0.0)
 
 
+def progress_reward(probs, chance: float, prev_best=None):
+    """Direct's gain over the episode's best: max(D_t - max_{s<t} D_s, 0) with D = max(P - chance, 0),
+    for one step (`prev_best`: the best P so far) or along the last axis of a sequence of P (the
+    first element 0)."""
+    if prev_best is not None:
+        if isinstance(probs, np.ndarray):
+            return np.maximum(np.maximum(probs, chance) - np.maximum(prev_best, chance), 0.0)
+        return (probs.clamp(min=chance) - prev_best.clamp(min=chance)).clamp(min=0.0)
+    if isinstance(probs, np.ndarray):
+        best = np.maximum(np.maximum.accumulate(probs, axis=-1), chance)
+    else:
+        best = probs.cummax(-1).values.clamp(min=chance)
+    return reward_from_probs(best, 1, "delta")  # the best's rise, step by step
+
+
 def reward_from_probs(probs, num_prompts: int, mode: str = "direct", prev_probs=None):
-    """Rewards from P for one step (`prev_probs` = P_{t-1}, for delta) or, with prev_probs None,
-    along the last axis of a sequence of P (delta's first element is 0)."""
+    """Rewards from P for one step (`prev_probs`: P_{t-1} for delta, the episode's best P so far for
+    progress, as `WindowedReward.reference` keeps it) or, with prev_probs None, along the last axis
+    of a sequence of P (the first element of delta and progress is 0)."""
     if mode not in MODES:
         raise ValueError(f"reward mode must be one of {MODES}, got {mode!r}")
     if mode == "direct":
         return direct_reward(probs, num_prompts)
     if mode == "direct-naive":
         return probs
+    if mode == "progress":
+        return progress_reward(probs, 1.0 / num_prompts, prev_probs)
     if prev_probs is not None:
         return probs - prev_probs
     if isinstance(probs, np.ndarray):
@@ -278,9 +301,12 @@ class WindowedReward:
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
 
+    mode: str
+
     def reference(self, probs: torch.Tensor, prev_reference: torch.Tensor) -> torch.Tensor:
-        """What a stream's next step is measured against (`rewards(prev_probs=...)`): this step's P."""
-        return probs
+        """What a stream's next step is measured against (`rewards(prev_probs=...)`): this step's P,
+        or for the "progress" modes the best P of the episode so far."""
+        return torch.maximum(probs, prev_reference) if self.mode == "progress" else probs
 
 
 class RewardFunction(WindowedReward):

@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "The learned reward is computed from the frames whatever the input")
     p.add_argument("--stack", type=int, default=RunConfig.stack, help="frames whose features form the input")
     p.add_argument("--reward-mode", default=RunConfig.reward_mode, choices=REWARD_MODES,
-                   help="learned reward formula: the paper's Direct, Direct-Naive, Delta of the task's prompt, or "
+                   help="learned reward formula: the paper's Direct, Direct-Naive, Delta of the task's prompt, "
+                        "progress (Direct's gain over the episode's best so far: nothing for lingering), or "
                         "how near the task's target looks to the Percipient's head: proximity pays +1 per tile "
                         "nearer and -1 per tile away, proximity-progress +1 per tile nearer than ever before "
                         "in the episode, like the dense reward (try --reward-coef 0.05, the dense reward's 10/200)")

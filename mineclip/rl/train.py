@@ -14,7 +14,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mineclip.host import host_info
-from mineclip.reward import RewardModel
+from mineclip.reward import MODES, RewardModel
 from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks import get_task
 from mineclip.tasks.negatives import negatives_for
@@ -97,7 +97,7 @@ def run_identity(config: dict) -> dict:
 LEARNED_REWARD_FIELDS = ("reward_mode", "reward_coef", "negatives")
 # --reward-mode -> the mode of mineclip.perception.proximity's ProximityRewardFunction
 PROXIMITY_REWARD_MODES = {"proximity": "delta", "proximity-progress": "progress"}
-REWARD_MODES = ("direct", "direct-naive", "delta", *PROXIMITY_REWARD_MODES)
+REWARD_MODES = (*MODES, *PROXIMITY_REWARD_MODES)  # the prompt's formulas (mineclip.reward), then the head's
 
 
 _MODELS: dict[str, RewardModel] = {}

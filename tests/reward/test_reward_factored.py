@@ -34,7 +34,7 @@ def test_one_condition_equals_the_prompt_reward_and_more_conditions_combine():
         FactoredRewardFunction(rm, [("chop a tree", ["chop a tree"])])
 
 
-@pytest.mark.parametrize("mode", ["direct", "delta"])
+@pytest.mark.parametrize("mode", ["direct", "delta", "progress"])
 def test_the_streamed_reward_by_conditions_equals_the_stored_trajectorys(mode):
     """One frame encoding per env step through the cached window, the same rewards as in one call."""
     rm = RewardModel(make_micro(), window=3)

@@ -25,7 +25,7 @@ def stream_probs(fn, video):
 
 @pytest.mark.parametrize("first_steps,mode,window,stride,steps", [
     ("repeat", "direct", 16, 1, 18), ("repeat", "delta", 5, 1, 8), ("partial", "direct-naive", 5, 1, 8),
-    ("repeat", "direct", 4, 2, 10), ("partial", "delta", 3, 3, 11)])
+    ("repeat", "direct", 4, 2, 10), ("partial", "delta", 3, 3, 11), ("repeat", "progress", 3, 2, 12)])
 def test_streaming_equals_recompute_from_scratch(micro_model, first_steps, mode, window, stride, steps):
     # the paper's 16, short ones to keep the test fast, and windows of every 2nd / 3rd frame
     rm = RewardModel(micro_model, window=window, frame_stride=stride, precision="fp32")
@@ -127,3 +127,17 @@ def test_the_window_ending_at_a_frame_is_every_strideth_frame_back_the_first_rep
     assert rm.window_indices(7).tolist() == [[1, 3, 5, 7]]
     assert rm.window_indices([0, 2, 9]).tolist() == [[0, 0, 0, 0], [0, 0, 0, 2], [3, 5, 7, 9]]
     assert RewardModel(micro_model, window=3).window_indices(1).tolist() == [[0, 0, 1]]
+
+
+def test_progress_streams_against_the_episodes_best_not_the_last_step(micro_model):
+    # one negative (N = 2) so that Direct = max(P - 0.5, 0) is above 0 on many random frames
+    rm = RewardModel(micro_model, window=1, precision="fp32")
+    fn = rm.reward_fn("drink water", ["chop a tree"], mode="progress")  # P ~ 0.7 on this micro model
+    video = frames(40, seed=3)
+    prob, reward, _ = stream_probs(fn, video)
+    direct = np.maximum(prob - 0.5, 0)
+    best = np.maximum.accumulate(direct)
+    # the case that tells the best from the last step: Direct rose, but not above the best so far
+    assert ((np.diff(direct) > 1e-4) & (direct[1:] < best[:-1] - 1e-4)).any()
+    np.testing.assert_allclose(reward, np.r_[0.0, np.diff(best)], atol=1e-6)
+    assert reward.sum() == pytest.approx(direct.max() - direct[0], abs=1e-5)
