@@ -11,9 +11,10 @@ Both are 1 only when every P_i is 1 and fall with the weakest condition: one con
 the geometric mean to 0, and the soft minimum sits between the minimum and the mean, near the
 minimum for small tau. The reward formulas apply to P as to a single prompt's, with the chance level
 of the combination in place of 1/N: direct `max(P - soft_and(1/N_i), 0)`, direct-naive `P`, delta
-`P_t - P_{t-1}`, progress direct's gain over the episode's best. Like `RewardFunction`, it takes the texts and negatives it is given (for the task
-suite: `mineclip.perception.condition_judge.task_reward`), and streams through the same cached window
-(`stream(num_envs)`: one frame encoding per env step, per-condition P in `StepRewards.logits`).
+`P_t - P_{t-1}`, progress direct's gain over the episode's best. Like `RewardFunction`, it takes the
+texts and negatives it is given (for the task suite: `mineclip.perception.condition_judge.task_reward`),
+and streams through the same cached window (`stream(num_envs)`: one frame encoding per env step,
+per-condition P in `StepRewards.logits`).
 
 With the Percipient's trained head (`mineclip.perception.head`; a condition given as `(text,
 negatives, condition)` that the head knows), that condition's P_i is the head's P on the window's

@@ -275,6 +275,7 @@ class WindowedReward:
     `RewardStream` over them (the prompt's `RewardFunction`, the factored and the proximity ones)."""
 
     rm: RewardModel
+    mode: str  # one of MODES (or the proximity reward's): `reference` reads it
 
     @property
     def window(self) -> int:
@@ -301,11 +302,9 @@ class WindowedReward:
         """A streaming reward for `num_envs` parallel environments."""
         return RewardStream(self, num_envs)
 
-    mode: str
-
     def reference(self, probs: torch.Tensor, prev_reference: torch.Tensor) -> torch.Tensor:
         """What a stream's next step is measured against (`rewards(prev_probs=...)`): this step's P,
-        or for the "progress" modes the best P of the episode so far."""
+        or in "progress" mode the best P of the episode so far."""
         return torch.maximum(probs, prev_reference) if self.mode == "progress" else probs
 
 
