@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 import torch
 
-from mineclip.reward.reward import TrajectoryRewards, WindowedReward
+from mineclip.reward.reward import TrajectoryRewards, WindowedReward, progress_reward, reward_from_probs
 
 from .head import frame_tokens, supports
 
@@ -115,11 +115,9 @@ class ProximityRewardFunction(WindowedReward):
         (the first step's reward is 0 for delta and progress)."""
         if self.mode == "direct":
             return prox / self.max_distance
-        if prev_probs is not None:
-            gain = prox - prev_probs
-            return gain.clamp(min=0) if self.mode == "progress" else gain
-        ref = prox.cummax(-1).values if self.mode == "progress" else prox
-        return torch.cat([torch.zeros_like(ref[..., :1]), ref[..., 1:] - ref[..., :-1]], -1)
+        if self.mode == "progress":  # the prompt reward's progress formula with chance 0: proximity >= 0
+            return progress_reward(prox, 0.0, prev_probs)
+        return reward_from_probs(prox, 1, "delta", prev_probs=prev_probs)
 
     @torch.inference_mode()
     def trajectory(self, frames) -> TrajectoryRewards:
