@@ -60,13 +60,22 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable, workers: int, name_of: Ca
     todo = iter(jobs)
     pending: deque = deque()  # (job, future), in submission order
     finished = False
+
+    def died(running: list) -> WorkerDiedError:
+        names = ", ".join(name_of(j) for j in running[:8]) + (" ..." if len(running) > 8 else "")
+        return WorkerDiedError(f"a worker process died (killed, or out of memory?) while running {what}s {names}; "
+                               f"stopped, and the other workers with it", running)
+
     try:
         while True:
             while len(pending) < AHEAD * workers:
                 job = next(todo, _END)
                 if job is _END:
                     break
-                pending.append((job, executor.submit(fn, job)))
+                try:  # a worker that died since the last result breaks the pool: submitting then raises
+                    pending.append((job, executor.submit(fn, job)))
+                except BrokenProcessPool:
+                    raise died([j for j, _ in pending] + [job]) from None
             if not pending:
                 break
             if ordered:
@@ -79,11 +88,7 @@ def pool_map(fn: Callable[[Any], Any], jobs: Iterable, workers: int, name_of: Ca
             try:
                 result = future.result()
             except BrokenProcessPool:
-                running = [job] + [j for j, _ in pending]
-                names = ", ".join(name_of(j) for j in running[:8]) + (" ..." if len(running) > 8 else "")
-                raise WorkerDiedError(
-                    f"a worker process died (killed, or out of memory?) while running {what}s {names}; "
-                    f"stopped, and the other workers with it", running) from None
+                raise died([job] + [j for j, _ in pending]) from None
             yield result
         finished = True
     finally:

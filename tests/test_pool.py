@@ -70,6 +70,23 @@ def test_a_worker_that_dies_stops_the_map_at_once_naming_the_running_jobs(ordere
     assert multiprocessing.active_children() == []  # the other worker ended with it
 
 
+def _first_then_die(job: int) -> int:
+    if job == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job
+
+
+def test_a_worker_that_dies_while_the_consumer_holds_a_result_is_named_when_the_next_job_is_submitted():
+    """The pool breaks while the consumer works on a result; the map's next `submit` then raises
+    BrokenProcessPool itself, before any future is awaited (what failed `mineclip data build` once)."""
+    results = pool_map(_first_then_die, range(8), workers=1, name_of=lambda j: f"clip{j}.mp4", what="video")
+    assert next(results) == 0
+    time.sleep(3)  # job 1 kills its worker meanwhile; the executor calls itself broken
+    with pytest.raises(WorkerDiedError, match=r"a worker process died .* while running videos .*clip1\.mp4") as e:
+        next(results)
+    assert 1 in e.value.jobs and multiprocessing.active_children() == []
+
+
 def test_a_consumer_that_stops_early_ends_the_workers_without_waiting_for_their_jobs():
     t0 = time.monotonic()
     results = pool_map(_quick_then_slow, range(6), workers=2)
