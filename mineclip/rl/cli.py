@@ -109,6 +109,19 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     return configs
 
 
+def _command_that_ran(out: Path) -> str | None:
+    """The command stored with the runs in `out`, if it names every task found there: runs copied in
+    from other folders were not made by it, and the report's own command then describes them."""
+    stored = out / "command.txt"
+    if not stored.is_file():
+        return None
+    command = stored.read_text().strip()
+    words = shlex.split(command)[2:]  # after "mineclip rl"
+    ran = build_parser().parse_known_args(words)[0].tasks.split(",")
+    found = [d.name for d in (out / "runs").iterdir() if d.is_dir()] if (out / "runs").is_dir() else []
+    return command if set(found) <= set(ran) else None
+
+
 def main(argv: list[str] | None = None) -> int:
     from .table import markdown, write_report
     from .runs import UNTRAINED, artifact_meta, run_all, untrained_artifact
@@ -118,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
     meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv), **artifact_meta(artifact)}
-    if args.report_only and (out / "command.txt").is_file():  # the table's command is the one that ran its runs
-        meta["command"] = (out / "command.txt").read_text().strip()
+    if args.report_only:  # the table's command is the one that ran its runs, if one command ran them all
+        meta["command"] = _command_that_ran(out) or meta["command"]
     if not args.report_only:
         meta["view"] = args.view
         try:

@@ -6,6 +6,7 @@ measures the proximity."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -67,6 +68,12 @@ def test_proximity_reward_trains_and_bad_setups_are_refused_up_front(tmp_path, c
     table = (progress / "table.md").read_text()
     assert "learned proximity progress + success: 0; punch_cow success only: 3:" in table
     assert "--reward-mode proximity-progress" in table and "--report-only" not in table
+    # a task's runs copied in from another folder: the stored command did not make them, the report's does
+    shutil.copytree(progress / "runs" / "punch_cow", progress / "runs" / "hunt_cow")
+    assert main(["--model", str(artifact), "--out", str(progress), "--tasks", "punch_cow,hunt_cow",
+                 "--report-only"]) == 0
+    assert "--tasks punch_cow,hunt_cow --report-only" in (progress / "table.md").read_text()
+    assert "--report-only" in (progress / "command.txt").read_text()
 
     # bench/shaping.py's measurement groups the proximity itself (tiles, 0..12), not its change
     s = reward_by_distance(artifact, "punch_cow", steps=10, num_envs=2, reward_mode="proximity")
