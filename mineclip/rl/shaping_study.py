@@ -468,20 +468,30 @@ def tasks_at_bar(rows: dict[str, dict]) -> tuple[dict[str, int], dict[str, int]]
     return at, surely
 
 
-def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, steps: int = 200, num_envs: int = 8,
-                  episodes: int = 8, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
-                  worlds: int = 8, max_steps: int | None = None, progress: bool = False, log=None) -> dict:
-    """The four measures for every task in every view of `models` ({view: artifact}); JSON-ready."""
-    from mineclip.tasks import get_task
-    from mineclip.tasks.negatives import negatives_for
+def study_reward_model(artifact: str, window: int | None = None):
+    """The artifact's reward model as RL loads it, or with a window of `window` frames instead of
+    its own (issue 59 part 4's question: does the window see the approach?)."""
+    from mineclip.reward import RewardModel
 
     from .train import reward_model
+
+    return reward_model(artifact) if window is None else RewardModel.load(artifact, device="cpu", window=window)
+
+
+def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, steps: int = 200, num_envs: int = 8,
+                  episodes: int = 8, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
+                  worlds: int = 8, max_steps: int | None = None, window: int | None = None,
+                  progress: bool = False, log=None) -> dict:
+    """The four measures for every task in every view of `models` ({view: artifact}); JSON-ready.
+    `window`: frames per clip the reward sees (default: the artifact's own, the reward RL uses)."""
+    from mineclip.tasks import get_task
+    from mineclip.tasks.negatives import negatives_for
 
     t_start = time.time()
     results: dict[str, dict[str, dict]] = {}
     for view, artifact in models.items():
         check_view(view)
-        rm = reward_model(artifact)
+        rm = study_reward_model(artifact, window)
         results[view] = {}
         for task_id in tasks:
             t0 = time.time()
@@ -503,7 +513,7 @@ def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, st
                "tasks": len(tasks), "bar": SHAPES_AT}
     meta = {"date": str(date.today()), "models": dict(models), "tasks": list(tasks), "steps": steps,
             "num_envs": num_envs, "episodes": episodes, "seed": seed, "negatives": negatives, "gamma": gamma,
-            "worlds": worlds, "seconds": round(time.time() - t_start, 1)}
+            "worlds": worlds, "window": window, "seconds": round(time.time() - t_start, 1)}
     return {"meta": meta, "results": results, "summary": summary}
 
 

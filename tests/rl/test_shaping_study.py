@@ -229,3 +229,18 @@ def test_direct_clipped_to_zero_far_away_ties_what_p_itself_ranks():
     assert out["direct_zero_in_view"] == pytest.approx(0.75)  # 3 to 8 tiles
     assert out["rho_distance_prob"] == pytest.approx(-1.0)
     assert -1.0 < out["rho_distance"]["direct"] < -0.5
+
+
+def test_the_study_measures_the_reward_with_the_window_asked_for(tmp_path):
+    """`--window W` (issue 59 part 4: does the window see the approach?) scores clips of W frames;
+    without it the reward model is the one RL loads, with the artifact's own window."""
+    from mineclip.rl.runs import untrained_artifact
+    from mineclip.rl.shaping_study import study_reward_model
+    from mineclip.rl.train import reward_model
+
+    art = untrained_artifact(tmp_path)
+    own = study_reward_model(art)
+    assert own is reward_model(art)
+    assert study_reward_model(art, window=2).window == 2 != own.window
+    with pytest.raises(ValueError, match="window must be"):
+        study_reward_model(art, window=own.model.max_frames + 1)
