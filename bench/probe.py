@@ -7,10 +7,15 @@ model of the same architecture.
     python bench/probe.py --model runs/default/artifact [--model runs/other/artifact ...]
     python bench/probe.py --model runs/default/artifact --fit-worlds 20 --eval-worlds 10   # quick look
     python bench/probe.py --model runs/fp/artifact --view first_person   # frames from the player's eyes
+    python bench/probe.py --model runs/fp/artifact --view first_person --size   # and how large things look
 
 `--view` (`mineclip.sim.view`: top, the default, or first_person) is the view the frames of both
 world ranges are drawn in; probe an artifact in the view it was trained in (the untrained model is
 the same architecture, so trained against untrained is compared on the same frames).
+
+`--size` (first person) adds a second table: per kind, on the frames that show it, how well a linear
+(ridge) probe of the frame embedding ranks how much of the view the thing fills (Spearman's rho on
+the held-out frames; `probe_size`): whether the encoder keeps what an approach changes.
 
 text < embedding: the embedding holds the condition, the words do not reach it; embedding near 0.5
 where pixels are near 1.0: the encoder drops what the frame plainly shows. The probes and the table
@@ -25,7 +30,7 @@ from datetime import date
 
 import torch
 
-from mineclip.perception.probe import probe_artifacts, probe_table
+from mineclip.perception.probe import probe_artifacts, probe_table, size_table
 from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 
 
@@ -37,13 +42,23 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-untrained", action="store_true", help="skip the untrained model")
     p.add_argument("--view", default=DEFAULT_VIEW, choices=list(VIEWS),
                    help="the view the probed frames are drawn in (default %(default)s)")
+    p.add_argument("--size", action="store_true",
+                   help="first person: also probe how much of the view each thing fills (a second table)")
     args = p.parse_args(argv)
+    if args.size and args.view != "first_person":
+        p.error("--size reads the renderer's semantic map: use it with --view first_person")
     torch.set_num_threads(min(2, torch.get_num_threads()))
     t0 = time.time()
-    result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds, view=args.view)
+    result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds, view=args.view,
+                             size=args.size)
+    result, sizes = result if args.size else (result, None)
     print(f"# what the frame encoder keeps, {date.today()}, {args.view} view: ranking AUC on frames of {args.eval_worlds} held-out "
           f"worlds (probes fitted on {args.fit_worlds} training worlds), {time.time() - t0:.0f} s\n")
     print(probe_table(result))
+    if sizes:
+        print("\n# how much of the view a thing fills: Spearman's rho of a ridge probe of the frame embedding "
+              "against its share, on the held-out frames that show it\n")
+        print(size_table(sizes))
 
 
 if __name__ == "__main__":

@@ -95,11 +95,65 @@ def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[Labe
     return rows
 
 
+SIZE_KINDS = ("cow", "zombie", "water", "sand", "tree", "stone")  # the shaping study's targets the context worlds show
+MIN_SIZE_FRAMES = 20  # frames showing a kind, in each split, below which its size is not probed
+
+
+@dataclass
+class SizeRow:
+    kind: str
+    fit: int  # fitting frames that show the kind
+    held_out: int  # held-out frames that show it
+    rho: float  # Spearman's rho of the probe's prediction against its true share of the view (NaN: too few)
+
+
+def probe_size(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
+               kinds: tuple[str, ...] = SIZE_KINDS) -> list[SizeRow]:
+    """Does the frame embedding keep how large a thing looks (issue 59 part 4: does the tiny model
+    keep the target's size?). First person only: per kind, on the frames that show it, a ridge
+    regression of log(its share of the view, from the renderer's semantic map) on the frozen frame
+    embedding, fitted on `fit`, measured as Spearman's rho on `held_out`. In first person the share
+    grows as the thing comes nearer, so a reward can rise along an approach only if this is high."""
+    from mineclip.sim.firstperson import visible_share
+
+    if any(f.semantic is None for f in (*fit, *held_out)):
+        raise ValueError("the size probe needs first-person frames with their semantic maps "
+                         "(calibrate.collect_frames(..., view='first_person'))")
+    emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).float().cpu().numpy()
+    emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).float().cpu().numpy()
+    rows = []
+    for kind in kinds:
+        s_fit = np.array([visible_share(f.semantic, kind) for f in fit])
+        s_eval = np.array([visible_share(f.semantic, kind) for f in held_out])
+        a, b = s_fit > 0, s_eval > 0
+        rows.append(SizeRow(kind, int(a.sum()), int(b.sum()), size_rho(emb_fit[a], s_fit[a], emb_eval[b], s_eval[b])))
+    return rows
+
+
+def size_rho(x_fit: np.ndarray, share_fit: np.ndarray, x_eval: np.ndarray, share_eval: np.ndarray) -> float:
+    """Spearman's rho on (x_eval, share_eval) of a standardised ridge regression of log(share) on x
+    fitted on (x_fit, share_fit); NaN with fewer than MIN_SIZE_FRAMES frames on either side."""
+    from scipy.stats import spearmanr
+    from sklearn.linear_model import RidgeCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if len(share_fit) < MIN_SIZE_FRAMES or len(share_eval) < MIN_SIZE_FRAMES:
+        return float("nan")
+    reg = make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-2, 4, 13)))
+    pred = reg.fit(x_fit, np.log(share_fit)).predict(x_eval)
+    return float(spearmanr(pred, share_eval)[0])
+
+
 def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: int = 80, eval_worlds: int = 60,
-                    pixel_reference: bool = True, view: str = DEFAULT_VIEW) -> dict[str, list[ProbeRow]]:
+                    pixel_reference: bool = True, view: str = DEFAULT_VIEW,
+                    size: bool = False) -> dict[str, list[ProbeRow]] | tuple[dict, dict[str, list[SizeRow]]]:
     """`probe_conditions` for each artifact, and for an untrained model of the first one's architecture
     (`"untrained"`), on the same frames: fitted on `fit_worlds` perception worlds, measured on
-    `eval_worlds` perception_eval worlds. The pixel reference, the frames' own, is computed once."""
+    `eval_worlds` perception_eval worlds. The pixel reference, the frames' own, is computed once.
+    With `size` (first person), also `probe_size` of each model on the same frames: (rows, size rows)."""
+    if size and view != "first_person":
+        raise ValueError(f"the size probe reads the renderer's semantic map: it needs view='first_person', got {view!r}")
     from mineclip.reward import RewardModel
 
     if not artifacts:
@@ -116,7 +170,20 @@ def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: in
             first = next(iter(out.values()))
             rows = [ProbeRow(r.key, r.positives, r.text, r.embedding, f.pixels) for r, f in zip(rows, first)]
         out[name] = rows
+    if size:
+        return out, {name: probe_size(rm, fit, held_out) for name, rm in models.items()}
     return out
+
+
+def size_table(result: dict[str, list[SizeRow]]) -> str:
+    """Markdown of `probe_size` per model: per kind the frames that show it and each model's rho."""
+    names = list(result)
+    lines = ["| kind | frames showing it (fit / held out) | " + " | ".join(f"{n}: rho" for n in names) + " |",
+             "|---|---:|" + "---:|" * len(names)]
+    for i, row in enumerate(result[names[0]]):
+        cells = ["–" if math.isnan(result[n][i].rho) else f"{result[n][i].rho:+.2f}" for n in names]
+        lines.append(f"| {row.kind} | {row.fit} / {row.held_out} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _cell(x: float | None) -> str:

@@ -70,3 +70,39 @@ def test_bench_probe_states_its_options():
 def test_probing_nothing_is_refused():
     with pytest.raises(ValueError, match="no artifact"):
         probe_artifacts([])
+
+
+def test_the_size_probe_ranks_a_share_the_features_hold_and_not_one_they_do_not():
+    """`size_rho`: a linear read-out of log(share) from features that hold it ranks the held-out
+    shares almost perfectly; from features that do not, about as chance; too few frames, NaN."""
+    from mineclip.perception.probe import MIN_SIZE_FRAMES, size_rho
+
+    rng = np.random.default_rng(0)
+    share = rng.uniform(0.001, 0.3, 400)
+    noise = rng.normal(size=(400, 16))
+    holds = noise.copy()
+    holds[:, 3] += 4 * np.log(share)
+    assert size_rho(holds[:200], share[:200], holds[200:], share[200:]) > 0.9
+    assert abs(size_rho(noise[:200], share[:200], noise[200:], share[200:])) < 0.2
+    few = MIN_SIZE_FRAMES - 1
+    assert np.isnan(size_rho(holds[:few], share[:few], holds[200:], share[200:]))
+
+
+def test_the_size_probe_counts_the_frames_that_show_each_kind_and_needs_first_person(tmp_path):
+    from mineclip.perception.probe import SIZE_KINDS, probe_size
+    from mineclip.reward import RewardModel
+    from mineclip.sim.firstperson import visible_share
+
+    art = str(save_artifact(make_micro(), tmp_path / "artifact", window=2))
+    rm = RewardModel.load(art)
+    fp = collect_frames("perception", 2, per_episode=3, steps=6, view="first_person")
+    rows = probe_size(rm, fp, fp)
+    assert [r.kind for r in rows] == list(SIZE_KINDS)
+    for r in rows:
+        shown = sum(visible_share(f.semantic, r.kind) > 0 for f in fp)
+        assert r.fit == r.held_out == shown and (np.isnan(r.rho) or shown >= 20)
+    top = collect_frames("perception", 1, per_episode=2, steps=4)
+    with pytest.raises(ValueError, match="first-person frames"):
+        probe_size(rm, top, top)
+    with pytest.raises(ValueError, match="view='first_person'"):
+        probe_artifacts([art], fit_worlds=1, eval_worlds=1, size=True)
