@@ -177,12 +177,21 @@ def _visible(state: WorldState, ores: bool = False) -> list[str]:
     return kinds + [k for k in VIEW_UNNAMED if state.count(k) > 0] if ores else kinds
 
 
-def _named(state: WorldState, in_view: str = "any") -> list[str]:
-    """The kinds in view a caption may name under `in_view` (IN_VIEW)."""
+def _named(state: WorldState, in_view: str = "any", rng: random.Random | None = None) -> list[str]:
+    """The kinds in view a caption may name under `in_view` (IN_VIEW); "salient" draws each kind
+    with its `salience` from `rng` (without one, every kind it could name)."""
     kinds = _visible(state, ores=in_view != "any")
     if in_view == "near":
         return [k for k in kinds if _seen(state, k, in_view)[0].startswith("near:")]
+    if in_view == "salient" and rng is not None:
+        return [k for k in kinds if rng.random() < salience(state, k)]
     return kinds
+
+
+def salience(state: WorldState, kind: str) -> float:
+    """The chance that a "salient" narrator names a kind in view: 1 / the tiles to the nearest one
+    the frame shows (1 within a tile, 1/2 at 2, 1/8 at 8; 0 out of view)."""
+    return 1.0 / max(1.0, state.view_distance(kind))
 
 
 # Facts: what a caption states and what is true of a clip, as short strings ("event:collect_wood",
@@ -200,7 +209,7 @@ def _seen(state: WorldState, kind: str, in_view: str = "any") -> tuple[str, list
     FAR on."""
     if _near(state, kind):
         return f"near:{kind}", VIEW_NEAR[kind]
-    if in_view != "any":
+    if in_view in ("ranged", "near"):
         d = state.view_distance(kind)
         if d <= CLOSE and kind in VIEW_CLOSE:
             return f"near:{kind}", VIEW_CLOSE[kind]
@@ -302,7 +311,7 @@ def narrate(states: list[WorldState], events: list[list[str]], rng: random.Rando
         parts.append(rng.choice(IDLE))
         says.add("event:none")
     last = states[-1]
-    visible = _named(last, in_view)
+    visible = _named(last, in_view, rng)
     if visible and rng.random() < 0.5:
         fact, phrases = _seen(last, rng.choice(visible), in_view)
         parts.append(rng.choice(phrases))

@@ -30,8 +30,11 @@ VIEW_NEAR = {"water": ["standing by the lake", "right at the water's edge"],
 # distance with the same phrases (VIEW, the packaged presets); "ranged", by how far the nearest one
 # the frame shows is (VIEW_CLOSE within CLOSE tiles, VIEW_FAR from FAR tiles on), naming too the ores
 # and plants that "any" names only when they are mined or eaten (VIEW_UNNAMED); "near", only the
-# ones within CLOSE tiles. Water and lava keep VIEW_NEAR for the narrator's reach (the find tasks).
-IN_VIEW = ("any", "ranged", "near")
+# ones within CLOSE tiles; "salient", with the default's phrases, but each kind in view only with a
+# chance of 1 / the tiles to the nearest one the frame shows (`salience`), ores and plants too, so
+# that how often a thing is named falls as it gets smaller in the view, as a person narrating
+# mentions what fills the screen. Water and lava keep VIEW_NEAR for the narrator's reach.
+IN_VIEW = ("any", "ranged", "near", "salient")
 CLOSE, FAR = 2, 5
 VIEW_UNNAMED = {"coal": ["some coal in the rock", "coal ore over there", "i can see coal"],
                 "iron": ["iron ore in the rock", "there's iron over there"],

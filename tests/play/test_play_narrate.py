@@ -255,3 +255,39 @@ def test_completion_is_one_over_the_tiles_to_the_nearest_thing_the_caption_names
     assert completion(("near:water", "far:cow"), state) == 0.25  # the least complete of what it names
     assert completion(("event:eat_cow", "time:day"), state) == 1.0  # names nothing seen
     assert completion(("view:zombie",), state) == 0.0  # behind the player: a caption the frame does not show
+
+
+def test_salient_captions_name_a_thing_less_often_the_farther_it_is():
+    # issue 59, part 4: "salient" names each kind in view with a chance of 1 / its tiles away, with the
+    # default's phrases, so how often a caption names a thing falls with its distance (a ramp in the
+    # captions, not a step as "near" gives)
+    import random
+
+    from mineclip.play.narrate import _named, _visible, holds, salience
+    from mineclip.tasks.scenes import VIEW_CLOSE, VIEW_FAR
+
+    ep = run_episode("harvest_coal", "scripted", seed=3, world_seed=3, prelude=2, tail=8, view="first_person")
+    events = ep.record["events"]
+    said = set()
+    for seed in range(8):
+        for c in narrate_episode(ep.states, events, clip_len=4, stride=1, misalign=0.0, filler=0.0, seed=seed,
+                                 in_view="salient"):
+            assert set(c.says) <= set(c.holds) == set(holds(ep.states[c.start:c.start + 4],
+                                                            events[c.start:c.start + 3], "salient"))
+            assert not any(p in c.text for ps in (*VIEW_CLOSE.values(), *VIEW_FAR.values()) for p in ps), c.text
+            said |= set(c.says)
+    assert "view:coal" in said and not any(f.startswith("far:") for f in said), said  # ores in view named too
+    # each kind is drawn with its salience: 1 / the tiles to the nearest one in view
+    state = max(ep.states, key=lambda s: len({s.view_distance(k) for k in _visible(s, ores=True)}))
+    kinds = _visible(state, ores=True)
+    assert len({state.view_distance(k) for k in kinds}) >= 3, kinds
+    rng, n = random.Random(0), 4000
+    counts = {k: 0 for k in kinds}
+    for _ in range(n):
+        for k in _named(state, "salient", rng):
+            counts[k] += 1
+    for k in kinds:
+        assert salience(state, k) == 1 / max(1, state.view_distance(k))
+        assert abs(counts[k] / n - salience(state, k)) < 0.03, (k, counts[k] / n, state.view_distance(k))
+    assert salience(state, "lava") == 0
+    assert _named(state, "salient") == kinds  # without a draw: every kind it could name
