@@ -72,12 +72,18 @@ def tiles(frames: list[LabelledFrame]) -> np.ndarray:
     return x.reshape(len(frames) * w * h, -1)
 
 
+def embeddings(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame]) -> tuple[np.ndarray, np.ndarray]:
+    """The frozen frame embeddings [N, D] of the fitting and the held-out frames (what the probes read)."""
+    return tuple(reward_model.frame_features(np.stack([f.frame for f in frames])).float().cpu().numpy()
+                 for frames in (fit, held_out))
+
+
 def probe_conditions(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
-                     pixel_reference: bool = True) -> list[ProbeRow]:
-    """One row per probe condition (see the module) on frames labelled by the simulator."""
+                     pixel_reference: bool = True, embedded: tuple[np.ndarray, np.ndarray] | None = None) -> list[ProbeRow]:
+    """One row per probe condition (see the module) on frames labelled by the simulator; `embedded`:
+    the frames' `embeddings`, if already computed."""
     conds = probes()
-    emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).cpu().numpy()
-    emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).cpu().numpy()
+    emb_fit, emb_eval = embedded if embedded is not None else embeddings(reward_model, fit, held_out)
     text = frame_probs(Percipient(reward_model), held_out, conds)  # no head: the words' P
     px_fit = px_eval = None
     rows = []
@@ -108,7 +114,7 @@ class SizeRow:
 
 
 def probe_size(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFrame],
-               kinds: tuple[str, ...] = SIZE_KINDS) -> list[SizeRow]:
+               kinds: tuple[str, ...] = SIZE_KINDS, embedded: tuple[np.ndarray, np.ndarray] | None = None) -> list[SizeRow]:
     """Does the frame embedding keep how large a thing looks (issue 59 part 4: does the tiny model
     keep the target's size?). First person only: per kind, on the frames that show it, a ridge
     regression of log(its share of the view, from the renderer's semantic map) on the frozen frame
@@ -119,8 +125,7 @@ def probe_size(reward_model, fit: list[LabelledFrame], held_out: list[LabelledFr
     if any(f.semantic is None for f in (*fit, *held_out)):
         raise ValueError("the size probe needs first-person frames with their semantic maps "
                          "(calibrate.collect_frames(..., view='first_person'))")
-    emb_fit = reward_model.frame_features(np.stack([f.frame for f in fit])).float().cpu().numpy()
-    emb_eval = reward_model.frame_features(np.stack([f.frame for f in held_out])).float().cpu().numpy()
+    emb_fit, emb_eval = embedded if embedded is not None else embeddings(reward_model, fit, held_out)
     rows = []
     for kind in kinds:
         s_fit = np.array([visible_share(f.semantic, kind) for f in fit])
@@ -164,14 +169,16 @@ def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: in
     if untrained:
         models["untrained"] = models[artifacts[0]].untrained_twin()
     out: dict[str, list[ProbeRow]] = {}
+    embedded: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name, rm in models.items():
-        rows = probe_conditions(rm, fit, held_out, pixel_reference and not out)
+        embedded[name] = embeddings(rm, fit, held_out)  # read by both probes: encoded once
+        rows = probe_conditions(rm, fit, held_out, pixel_reference and not out, embedded[name])
         if out:
             first = next(iter(out.values()))
             rows = [ProbeRow(r.key, r.positives, r.text, r.embedding, f.pixels) for r, f in zip(rows, first)]
         out[name] = rows
     if size:
-        return out, {name: probe_size(rm, fit, held_out) for name, rm in models.items()}
+        return out, {name: probe_size(rm, fit, held_out, embedded=embedded[name]) for name, rm in models.items()}
     return out
 
 

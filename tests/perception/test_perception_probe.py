@@ -106,3 +106,8 @@ def test_the_size_probe_counts_the_frames_that_show_each_kind_and_needs_first_pe
         probe_size(rm, top, top)
     with pytest.raises(ValueError, match="view='first_person'"):
         probe_artifacts([art], fit_worlds=1, eval_worlds=1, size=True)
+    # through probe_artifacts: each model's size rows from the same frames as its condition rows
+    rows, sizes = probe_artifacts([art], fit_worlds=2, eval_worlds=2, view="first_person", size=True)
+    assert list(rows) == list(sizes) == [art, "untrained"]
+    assert all([r.kind for r in sizes[name]] == list(SIZE_KINDS) for name in sizes)
+    assert [(r.fit, r.held_out) for r in sizes[art]] == [(r.fit, r.held_out) for r in sizes["untrained"]]
