@@ -61,9 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--kind-weight", type=float, default=d.kind_weight,
                    help="weight rare kinds of request: class weights (count / mean count) ** -W on the dialogue and "
                         "action types (0: none)")
-    t.add_argument("--vectors", default=d.vectors,
-                   help="pretrained word vectors the networks read beside the words: the packaged GloVe table's "
-                        "file name, or '' for none")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
     q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
                        description="Parse messages, one per line (a file, or stdin), into action dictionaries: one "
@@ -116,7 +113,7 @@ def _train_parser(a: argparse.Namespace) -> int:
     try:
         settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
                                   members=a.members, kind_weight=a.kind_weight, threads=a.threads,
-                                  vectors=a.vectors, crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
+                                  crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     except ValueError as e:
         print(f"mineclip assist train-parser: {e}", file=sys.stderr)
         return 2

@@ -154,7 +154,8 @@ class LoadedParser:
         networks."""
         tag_p, class_p = None, None
         for net in self.networks:
-            tag_logits, class_logits = net(*net.encode_words(words))
+            ids, grams, mask = net.encode_words(words)
+            tag_logits, class_logits = net(ids, grams, mask)
             t = tag_logits.softmax(-1)
             c = {name: logits.softmax(-1) for name, logits in class_logits.items()}
             tag_p = t if tag_p is None else tag_p + t

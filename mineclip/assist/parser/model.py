@@ -1,11 +1,9 @@
-"""The parser network: words -> (word embedding + hashed character n-grams [+ a pretrained word
-vector]) -> bi-GRU -> multi-head self-attention -> per-word BIO slot tags, and one attention-pooled
-classifier per field.
+"""The parser network: words -> (word embedding + hashed character n-grams) -> bi-GRU ->
+multi-head self-attention -> per-word BIO slot tags, and one attention-pooled classifier per field.
 
-Character n-grams give words the parser never saw a representation from their spelling, and the
-pretrained vectors (GloVe, `vectors.py`) their meaning; unknown words otherwise reach it as `<unk>`
-and are tagged from their context (which is what the spans are for: the slot's words are copied from
-the message, whatever they are).
+Character n-grams give words the parser never saw a representation from their spelling; unknown
+words otherwise reach it as `<unk>` and are tagged from their context (which is what the spans are
+for: the slot's words are copied from the message, whatever they are).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import torch
 from torch import nn
 
 from ..semantic_frame import CLASSES, TAGS
-from .vectors import WordVectors, load_vectors
 
 PAD, UNK = "<pad>", "<unk>"
 
@@ -32,7 +29,6 @@ class ParserConfig:
     hidden: int = 96
     heads: int = 4
     ngram_buckets: int = 4096
-    vectors: str = ""  # a packaged table of pretrained word vectors (`vectors.GLOVE`), read beside the words; "": none
     tags: list[str] = field(default_factory=lambda: list(TAGS))
     classes: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in CLASSES.items()})
 
@@ -62,11 +58,7 @@ class Parser(nn.Module):
         self.index = {w: i for i, w in enumerate(c.vocab)}
         self.words = nn.Embedding(len(c.vocab), c.dim, padding_idx=0)
         self.ngrams = nn.EmbeddingBag(c.ngram_buckets, c.dim, mode="mean", padding_idx=0)
-        # the table is fixed (not a parameter, not saved with the weights); a trained projection reads it
-        self.table: WordVectors | None = load_vectors(c.vectors) if c.vectors else None
-        self.project = nn.Linear(self.table.dim, c.dim) if self.table is not None else None
-        inputs = 3 if self.table is not None else 2
-        self.gru = nn.GRU(inputs * c.dim, c.hidden, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(2 * c.dim, c.hidden, batch_first=True, bidirectional=True)
         width = 2 * c.hidden
         self.attn = nn.MultiheadAttention(width, c.heads, batch_first=True)
         self.norm = nn.LayerNorm(width)
@@ -77,11 +69,8 @@ class Parser(nn.Module):
 
     # -- inputs --------------------------------------------------------------------------------
     def encode_words(self, sentences: list[list[str]], unk_prob: float = 0.0,
-                     generator: torch.Generator | None = None) -> tuple[torch.Tensor, ...]:
-        """Word ids [B, T], n-gram ids [B*T, G], the padding mask [B, T] (True = a word) and, with a table of
-        pretrained vectors, each word's vector [B, T, D] (zeros for a word the table lacks). Word dropout
-        (`unk_prob`) turns a word into `<unk>` and keeps its spelling and pretrained vector, as a word the
-        parser never saw reaches it."""
+                     generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Word ids [B, T], n-gram ids [B*T, G] and the padding mask [B, T] (True = a word)."""
         b, t = len(sentences), max(1, max((len(s) for s in sentences), default=1))
         rows = [[self.index.get(w, 1) for w in s] + [0] * (t - len(s)) for s in sentences]
         ids = torch.tensor(rows, dtype=torch.long)
@@ -95,22 +84,14 @@ class Parser(nn.Module):
             ids = ids.masked_fill(drop, 1)
         g = max(len(x) for x in grams)
         gram_ids = torch.tensor([x + (0,) * (g - len(x)) for x in grams], dtype=torch.long)
-        if self.table is None:
-            return ids, gram_ids, mask
-        return ids, gram_ids, mask, self.table.lookup(sentences, t)
+        return ids, gram_ids, mask
 
     # -- network -------------------------------------------------------------------------------
-    def forward(self, ids: torch.Tensor, gram_ids: torch.Tensor, mask: torch.Tensor,
-                vectors: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """Tag logits [B, T, tags] and class logits {field: [B, classes]} (the inputs `encode_words` gives)."""
+    def forward(self, ids: torch.Tensor, gram_ids: torch.Tensor, mask: torch.Tensor
+                ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Tag logits [B, T, tags] and class logits {field: [B, classes]}."""
         b, t = ids.shape
-        parts = [self.words(ids), self.ngrams(gram_ids).view(b, t, -1)]
-        if self.project is not None:
-            if vectors is None:
-                raise ValueError(f"this parser reads pretrained word vectors ({self.config.vectors}): pass what "
-                                 "encode_words gives")
-            parts.append(self.project(vectors))
-        x = torch.cat(parts, dim=-1)
+        x = torch.cat([self.words(ids), self.ngrams(gram_ids).view(b, t, -1)], dim=-1)
         lengths = mask.sum(1).clamp(min=1).cpu()
         packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         h, _ = self.gru(packed)

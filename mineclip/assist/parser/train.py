@@ -21,7 +21,6 @@ from ..semantic_frame import TAGS, flatten, tags_of
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
-from .vectors import GLOVE, vectors_path
 
 
 @dataclass
@@ -42,7 +41,6 @@ class ParserTraining:
     min_count: int = 2  # words seen fewer times are <unk>
     dim: int = 64
     hidden: int = 96
-    vectors: str = ""  # pretrained word vectors read beside the words (`vectors.GLOVE`; "": none)
     kind_weight: float = 0.0  # class weights (count / mean count) ** -kind_weight on the dialogue and action types (0: none)
     members: int = 1  # networks of the ensemble, member k trained with seed + k (its own generated pairs and weights)
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
@@ -53,8 +51,6 @@ class ParserTraining:
         if unknown or not self.crowd_splits:
             raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
                              f"on), got {list(self.crowd_splits)}")
-        if self.vectors and not vectors_path(self.vectors).is_file():
-            raise ValueError(f"no packaged word vectors named {self.vectors!r} (expected {GLOVE!r}, or '' for none)")
 
 
 def build_vocab(pairs: list[dict], min_count: int) -> list[str]:
@@ -135,7 +131,7 @@ def _train_network(s: ParserTraining, bar) -> tuple[Parser, list[dict], list[dic
     torch.manual_seed(s.seed)
     generated, crowd, pairs = training_pairs(s)
     config = ParserConfig(vocab=build_vocab(generated + crowd, s.min_count), dim=s.dim, hidden=s.hidden,
-                          vectors=s.vectors, tags=list(TAGS))
+                          tags=list(TAGS))
     net = Parser(config)
     labels = [_labels(net, p) for p in pairs]
     opt = torch.optim.AdamW(net.parameters(), lr=s.lr, weight_decay=1e-4)
@@ -153,9 +149,9 @@ def _train_network(s: ParserTraining, bar) -> tuple[Parser, list[dict], list[dic
         net.train()
         for i in range(0, len(order), s.batch_size):
             idx = order[i:i + s.batch_size]
-            inputs = net.encode_words([pairs[j]["words"] for j in idx], s.unk_prob, gen)
+            ids, grams, mask = net.encode_words([pairs[j]["words"] for j in idx], s.unk_prob, gen)
             tag_t, class_t = _targets([labels[j] for j in idx])
-            tag_logits, class_logits = net(*inputs)
+            tag_logits, class_logits = net(ids, grams, mask)
             loss = ce(tag_logits.reshape(-1, tag_logits.shape[-1]), tag_t.reshape(-1))
             loss = loss + sum(class_ce[k](class_logits[k], class_t[k]) for k in class_logits)
             opt.zero_grad()
