@@ -36,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--tasks", default=DEFAULT_TASKS, help="comma-separated task ids (mineclip tasks list)")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated reward variants")
-    p.add_argument("--seeds", type=int, default=3, help="number of seeds (0..N-1)")
+    p.add_argument("--seeds", type=int, default=3, help="number of seeds (FIRST..FIRST+N-1)")
+    p.add_argument("--first-seed", type=int, default=0, metavar="FIRST",
+                   help="the first seed: more seeds for a study already run go into the same --out (its table "
+                        "then holds them all)")
     p.add_argument("--steps", type=int, default=RunConfig.steps, help="PPO env steps per run")
     p.add_argument("--num-envs", type=int, default=RunConfig.num_envs, help="envs per run (one batch to encode)")
     p.add_argument("--eval-episodes", type=int, default=RunConfig.eval_episodes, help="episodes per policy")
@@ -81,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     """The runs `mineclip rl` trains for its arguments."""
+    if args.seeds < 1 or args.first_seed < 0:
+        raise ValueError(f"expected --seeds >= 1 and --first-seed >= 0, got {args.seeds} and {args.first_seed}")
     tasks = [t for t in args.tasks.split(",") if t]
     variants = [v for v in args.variants.split(",") if v]
     bad = [v for v in variants if v not in VARIANTS]
@@ -100,7 +105,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
                          negatives=args.negatives,
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                          max_steps=args.max_steps, worlds=args.worlds, ppo=ppo, view=args.view)
-               for s in range(args.seeds) for t in tasks for v in variants]
+               for s in range(args.first_seed, args.first_seed + args.seeds) for t in tasks for v in variants]
     if args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
         from .train import learned_reward, reward_model
 

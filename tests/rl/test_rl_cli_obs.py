@@ -29,6 +29,15 @@ def test_obs_option_reaches_every_run_and_defaults_to_features_plus_symbols():
         build_parser().parse_args(["--model", "m", "--out", "o", "--obs", "voxels"])
 
 
+def test_first_seed_runs_more_seeds_of_a_study_already_run():
+    assert sorted({c.seed for c in _configs()}) == [0, 1]
+    more = _configs("--first-seed", "5")
+    assert sorted({c.seed for c in more}) == [5, 6] and len(more) == 2 * 3 * 2
+    for bad in (("--first-seed", "-1"), ("--seeds", "0")):
+        with pytest.raises(ValueError, match="--seeds >= 1 and --first-seed >= 0"):
+            _configs(*bad)
+
+
 def test_rl_run_on_symbols_alone_trains_with_the_learned_reward_and_reports_iqm(tmp_path):
     out = tmp_path / "rl"
     argv = ["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood", "--variants",
