@@ -51,14 +51,13 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.time()
     result = probe_artifacts(args.model, not args.no_untrained, args.fit_worlds, args.eval_worlds, view=args.view,
                              size=args.size)
-    result, sizes = result if args.size else (result, None)
     print(f"# what the frame encoder keeps, {date.today()}, {args.view} view: ranking AUC on frames of {args.eval_worlds} held-out "
           f"worlds (probes fitted on {args.fit_worlds} training worlds), {time.time() - t0:.0f} s\n")
-    print(probe_table(result))
-    if sizes:
+    print(probe_table(result.conditions))
+    if result.sizes:
         print("\n# how much of the view a thing fills: Spearman's rho of a ridge probe of the frame embedding "
               "against its share, on the held-out frames that show it\n")
-        print(size_table(sizes))
+        print(size_table(result.sizes))
 
 
 if __name__ == "__main__":

@@ -150,13 +150,21 @@ def size_rho(x_fit: np.ndarray, share_fit: np.ndarray, x_eval: np.ndarray, share
     return float(spearmanr(pred, share_eval)[0])
 
 
+@dataclass
+class ProbeResult:
+    """What `probe_artifacts` measured, per model (the artifacts' paths, then "untrained"): the condition
+    probes' rows, and the size probe's rows when it was asked (else empty)."""
+
+    conditions: dict[str, list[ProbeRow]]
+    sizes: dict[str, list[SizeRow]]
+
+
 def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: int = 80, eval_worlds: int = 60,
-                    pixel_reference: bool = True, view: str = DEFAULT_VIEW,
-                    size: bool = False) -> dict[str, list[ProbeRow]] | tuple[dict, dict[str, list[SizeRow]]]:
+                    pixel_reference: bool = True, view: str = DEFAULT_VIEW, size: bool = False) -> ProbeResult:
     """`probe_conditions` for each artifact, and for an untrained model of the first one's architecture
     (`"untrained"`), on the same frames: fitted on `fit_worlds` perception worlds, measured on
     `eval_worlds` perception_eval worlds. The pixel reference, the frames' own, is computed once.
-    With `size` (first person), also `probe_size` of each model on the same frames: (rows, size rows)."""
+    With `size` (first person), also `probe_size` of each model on the same frames."""
     if size and view != "first_person":
         raise ValueError(f"the size probe reads the renderer's semantic map: it needs view='first_person', got {view!r}")
     from mineclip.reward import RewardModel
@@ -177,9 +185,8 @@ def probe_artifacts(artifacts: list[str], untrained: bool = True, fit_worlds: in
             first = next(iter(out.values()))
             rows = [ProbeRow(r.key, r.positives, r.text, r.embedding, f.pixels) for r, f in zip(rows, first)]
         out[name] = rows
-    if size:
-        return out, {name: probe_size(rm, fit, held_out, embedded=embedded[name]) for name, rm in models.items()}
-    return out
+    sizes = {name: probe_size(rm, fit, held_out, embedded=embedded[name]) for name, rm in models.items()} if size else {}
+    return ProbeResult(out, sizes)
 
 
 def size_table(result: dict[str, list[SizeRow]]) -> str:

@@ -37,8 +37,9 @@ def test_tiles_line_up_with_the_simulators_view():
 
 def test_probe_rows_for_an_artifact_and_its_untrained_twin(tmp_path):
     art = str(save_artifact(make_micro(), tmp_path / "artifact", window=2))
-    result = probe_artifacts([art], fit_worlds=6, eval_worlds=6)
-    assert list(result) == [art, "untrained"]
+    probed = probe_artifacts([art], fit_worlds=6, eval_worlds=6)
+    result = probed.conditions
+    assert list(result) == [art, "untrained"] and probed.sizes == {}  # the size probe only when asked
     keys = [c.key for c in probes()]
     for rows in result.values():
         assert [r.key for r in rows] == keys
@@ -107,7 +108,8 @@ def test_the_size_probe_counts_the_frames_that_show_each_kind_and_needs_first_pe
     with pytest.raises(ValueError, match="view='first_person'"):
         probe_artifacts([art], fit_worlds=1, eval_worlds=1, size=True)
     # through probe_artifacts: each model's size rows from the same frames as its condition rows
-    rows, sizes = probe_artifacts([art], fit_worlds=2, eval_worlds=2, view="first_person", size=True)
+    probed = probe_artifacts([art], fit_worlds=2, eval_worlds=2, view="first_person", size=True)
+    rows, sizes = probed.conditions, probed.sizes
     assert list(rows) == list(sizes) == [art, "untrained"]
     assert all([r.kind for r in sizes[name]] == list(SIZE_KINDS) for name in sizes)
     assert [(r.fit, r.held_out) for r in sizes[art]] == [(r.fit, r.held_out) for r in sizes["untrained"]]
