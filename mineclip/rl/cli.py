@@ -114,17 +114,22 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     return configs
 
 
-def _command_that_ran(out: Path) -> str | None:
-    """The command stored with the runs in `out`, if it names every task found there: runs copied in
-    from other folders were not made by it, and the report's own command then describes them."""
+def _commands_stored(out: Path) -> list[str]:
+    """The commands that ran the runs in `out`, in order (one per line of `command.txt`: a study extended
+    with `--first-seed` holds two)."""
     stored = out / "command.txt"
-    if not stored.is_file():
+    return [line for line in stored.read_text().splitlines() if line.strip()] if stored.is_file() else []
+
+
+def _command_that_ran(out: Path) -> str | None:
+    """The commands stored with the runs in `out`, if they name every task found there: runs copied in
+    from other folders were not made by them, and the report's own command then describes them."""
+    commands = _commands_stored(out)
+    if not commands:
         return None
-    command = stored.read_text().strip()
-    words = shlex.split(command)[2:]  # after "mineclip rl"
-    ran = build_parser().parse_known_args(words)[0].tasks.split(",")
+    ran = {t for c in commands for t in build_parser().parse_known_args(shlex.split(c)[2:])[0].tasks.split(",")}
     found = [d.name for d in (out / "runs").iterdir() if d.is_dir()] if (out / "runs").is_dir() else []
-    return command if set(found) <= set(ran) else None
+    return "; then ".join(commands) if set(found) <= ran else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,10 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
-    meta = {"command": "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv), **artifact_meta(artifact)}
-    if args.report_only:  # the table's command is the one that ran its runs, if one command ran them all
-        meta["command"] = _command_that_ran(out) or meta["command"]
-    if not args.report_only:
+    command = "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)
+    meta = {"command": command, **artifact_meta(artifact)}
+    if args.report_only:  # the table's commands are the ones that ran its runs, if they ran them all
+        stored = _command_that_ran(out)
+        commands = _commands_stored(out) if stored else [command]
+        meta["command"] = stored or command
+    else:  # runs already here (e.g. seeds 0-4 before `--first-seed 5`): the table names both commands
+        earlier = _commands_stored(out) if (out / "runs").is_dir() else []
+        commands = [c for c in earlier if c != command] + [command]
+        meta["command"] = "; then ".join(commands)
         meta["view"] = args.view
         try:
             configs = run_configs(args, artifact)
@@ -156,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"mineclip rl: {e}", file=sys.stderr)
         return 1
-    (out / "command.txt").write_text(meta["command"] + "\n")
+    (out / "command.txt").write_text("\n".join(commands) + "\n")
     print(markdown(summary, meta))
     print(f"table: {out / 'table.md'}  json: {out / 'table.json'}  curves: {out / 'curves.png'}")
     return 1 if not args.report_only and done.failures else 0

@@ -61,3 +61,16 @@ def test_rl_run_on_symbols_alone_trains_with_the_learned_reward_and_reports_iqm(
     # the policy saw only symbols, yet the learned reward was computed from the frames on every step
     assert run["train"]["learned_reward_scale"]["steps"] == run["train"]["env_steps"]
     assert run["train"]["frames_encoded"] >= run["train"]["env_steps"]
+    # one more seed into the same folder: the table holds all three, and names both commands
+    more = [a for a in argv if a != "mineclip,sparse"]
+    more[more.index("--variants") + 1:more.index("--variants") + 1] = ["sparse"]
+    more[more.index("--seeds") + 1] = "1"
+    assert main([*more, "--first-seed", "2"]) == 0
+    table = json.loads((out / "table.json").read_text())
+    assert table["cells"]["harvest_wood"]["sparse"]["seeds"] == [0, 1, 2]
+    assert table["cells"]["harvest_wood"]["mineclip"]["seeds"] == [0, 1]
+    commands = (out / "command.txt").read_text().splitlines()
+    assert len(commands) == 2 and "--first-seed" not in commands[0] and "--first-seed 2" in commands[1]
+    assert "; then mineclip rl" in (out / "table.md").read_text()
+    assert main([*more, "--first-seed", "2", "--report-only"]) == 0  # the report keeps both commands
+    assert (out / "command.txt").read_text().splitlines() == commands
