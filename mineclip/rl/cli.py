@@ -121,7 +121,7 @@ def _commands_stored(out: Path) -> list[str]:
     return [line for line in stored.read_text().splitlines() if line.strip()] if stored.is_file() else []
 
 
-def _command_that_ran(out: Path) -> str | None:
+def _commands_that_ran(out: Path) -> list[str] | None:
     """The commands stored with the runs in `out`, if they name every task found there: runs copied in
     from other folders were not made by them, and the report's own command then describes them."""
     commands = _commands_stored(out)
@@ -129,7 +129,7 @@ def _command_that_ran(out: Path) -> str | None:
         return None
     ran = {t for c in commands for t in build_parser().parse_known_args(shlex.split(c)[2:])[0].tasks.split(",")}
     found = [d.name for d in (out / "runs").iterdir() if d.is_dir()] if (out / "runs").is_dir() else []
-    return "; then ".join(commands) if set(found) <= ran else None
+    return commands if set(found) <= ran else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,13 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     command = "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)
     meta = {"command": command, **artifact_meta(artifact)}
     if args.report_only:  # the table's commands are the ones that ran its runs, if they ran them all
-        stored = _command_that_ran(out)
-        commands = _commands_stored(out) if stored else [command]
-        meta["command"] = stored or command
+        commands = _commands_that_ran(out) or [command]
     else:  # runs already here (e.g. seeds 0-4 before `--first-seed 5`): the table names both commands
         earlier = _commands_stored(out) if (out / "runs").is_dir() else []
         commands = [c for c in earlier if c != command] + [command]
-        meta["command"] = "; then ".join(commands)
+    meta["command"] = "; then ".join(commands)
+    if not args.report_only:
         meta["view"] = args.view
         try:
             configs = run_configs(args, artifact)
