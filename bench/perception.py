@@ -27,6 +27,14 @@
     python bench/perception.py --success-only --agent seeker --placement hidden --view first_person \
         --perceivers ground_truth --episodes 10
 
+   `--encoders trained,untrained` plays the learned perceivers once more with the Percipient of an
+   untrained model of the same architecture (its own head fitted on the same frames): MP5 table 5's
+   question (does the encoder matter?) asked of the success per level, not only of the conditions:
+
+    python bench/perception.py --model runs/default-first_person/artifact --view first_person \
+        --agent seeker --placement hidden --perceivers active --encoders trained,untrained \
+        --episodes 30 --fit-worlds 480 --eval-worlds 60 --no-judge
+
    `--process` measures MP5's process-dependent tasks instead (its table 4 in kind,
    `mineclip.perception.process`): success per level (basic, wooden, stone, iron, diamond) of the
    planning agent (`mineclip.perception.planner`), without perception during execution and without
@@ -53,6 +61,7 @@ from pathlib import Path
 
 from mineclip.perception.benchmark import (
     AGENTS,
+    ENCODERS,
     BenchSettings,
     ContextSettings,
     JudgeSettings,
@@ -109,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated, among {list(PERCEIVERS)}: who plays the context tasks (default: all "
                         "three; with --success-only or --process: ground_truth; the learned ones read the "
                         "artifact's saved head and thresholds)")
+    p.add_argument("--encoders", default="trained",
+                   help=f"comma-separated, among {list(ENCODERS)}: whose Percipient the learned perceivers ask in "
+                        "the success table (the untrained model's head is fitted on the same frames; MP5 table 5's "
+                        "question)")
     p.add_argument("--process", action="store_true",
                    help="MP5's process-dependent tasks per level: the planning agent and its ablations (no model "
                         "needed); --perceivers takes ground_truth or active")
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     result = None if a.judge_only else run_benchmark(BenchSettings(
         a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
         progress=not a.json, view=a.view, agent=a.agent, placement=a.placement,
-        perceivers=chosen or list(PERCEIVERS)))
+        perceivers=chosen or list(PERCEIVERS), encoders=[e for e in a.encoders.split(",") if e]))
     judges = None if a.no_judge else run_judges(JudgeSettings(
         a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
         tasks=tasks, head=not a.no_head, progress=not a.json, view=a.view))

@@ -37,6 +37,8 @@ LEVELS = {1: "easy (1)", 2: "mid (2)", 3: "hard (3)", 4: "complex (4-6)"}
 # who plays the context tasks: the Patroller (its Performer reads the map to approach the target,
 # MP5's Patroller with a scripted Performer) or the Seeker (sees only its view, `perception.seeker`)
 AGENTS = ("patroller", "seeker")
+# whose frame encoder a learned perceiver's Percipient reads: the artifact's, or the untrained twin's
+ENCODERS = ("trained", "untrained")
 
 
 @dataclass
@@ -57,12 +59,35 @@ class BenchSettings:
     agent: str = "patroller"  # who plays the context tasks (AGENTS)
     placement: str = DEFAULT_PLACEMENT  # where their scenes are placed (mineclip.tasks.placement)
     perceivers: list[str] = field(default_factory=lambda: list(PERCEIVERS))  # who plays them (MP5's three)
+    # whose Percipient the learned perceivers ask (ENCODERS): the artifact's ("trained") and/or the
+    # untrained model's of the same architecture, each with its own head fitted on the same frames
+    # (MP5 table 5's question, asked of the success per level); the ground truth plays once
+    encoders: list[str] = field(default_factory=lambda: ["trained"])
 
     def __post_init__(self):
         check_view(self.view)
         check_agent(self.agent)
         check_placement(self.placement)
         check_perceivers(self.perceivers)
+        unknown = sorted(set(self.encoders) - set(ENCODERS))
+        if unknown or not self.encoders:
+            raise ValueError(f"expected encoders among {list(ENCODERS)}, got {self.encoders}")
+        if "untrained" in self.encoders and not self.untrained:
+            raise ValueError("encoders name 'untrained' but untrained=False fits no untrained model")
+
+
+def encoder_perceivers(names: list[str], percipients: dict[str, Percipient], encoders: list[str]) -> dict:
+    """Perceiver name -> perceiver: each of `names`, the learned ones once per encoder of `encoders`
+    (the trained one keeps its plain name, another is named "NAME, ENCODER encoder"), asking that
+    encoder's Percipient (`percipients`: encoder -> Percipient); the ground truth once."""
+    out = {}
+    for name in names:
+        for encoder in ["trained"] if name == "ground_truth" else encoders:
+            perceiver = make_perceiver(name, None if name == "ground_truth" else percipients[encoder])
+            if encoder != "trained":
+                perceiver.name = f"{name}, {encoder} encoder"
+            out[perceiver.name] = perceiver
+    return out
 
 
 def check_perceivers(perceivers: list[str]) -> list[str]:
@@ -295,9 +320,8 @@ def _run_benchmark(s: BenchSettings) -> dict:
 
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
     worlds = world_seeds("perception_eval", s.episodes)
-    percipient = models["trained"][0]
-    outcomes = play_context(tasks, {name: make_perceiver(name, percipient) for name in s.perceivers}, worlds,
-                            s.agent, s.placement, s.view, s.progress)
+    perceivers = encoder_perceivers(s.perceivers, {name: p for name, (p, _) in models.items()}, s.encoders)
+    outcomes = play_context(tasks, perceivers, worlds, s.agent, s.placement, s.view, s.progress)
     return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
             "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
             "success": success_table(outcomes), "outcomes": outcomes,

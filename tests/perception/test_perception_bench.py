@@ -13,7 +13,7 @@ import pytest
 from helpers.models import make_micro
 
 from mineclip.model.artifact import save_artifact
-from mineclip.perception.benchmark import BenchSettings, JudgeSettings, run_benchmark, run_judges
+from mineclip.perception.benchmark import BenchSettings, JudgeSettings, encoder_perceivers, run_benchmark, run_judges
 from mineclip.perception.process import wilson
 from mineclip.perception.tables import benchmark_summary, benchmark_tables, tables_json, tables_markdown
 from mineclip.pipeline import load_preset
@@ -54,6 +54,26 @@ def test_the_bench_plays_the_perceivers_it_is_given_and_refuses_an_unknown_one(t
         BenchSettings(str(art), perceivers=["oracle"])
     with pytest.raises(ValueError, match="expected perceivers among"):
         BenchSettings(str(art), perceivers=[])
+
+
+def test_the_learned_perceivers_play_once_per_encoder_each_with_its_own_percipient(tmp_path):
+    art = save_artifact(make_micro(), tmp_path / "artifact", window=2)
+    result = run_benchmark(BenchSettings(str(art), episodes=1, fit_worlds=3, eval_worlds=2, tasks=["find_a_cow"],
+                                         progress=False, perceivers=["ground_truth", "active"],
+                                         encoders=["trained", "untrained"]))
+    assert set(result["success"]) == {"ground_truth", "active", "active, untrained encoder"}
+    assert {o["perceiver"] for o in result["outcomes"]} == set(result["success"])
+    percipients = {"trained": object(), "untrained": object()}  # what a perceiver asks is all that is read here
+    played = encoder_perceivers(["ground_truth", "active", "one_shot"], percipients, ["trained", "untrained"])
+    assert list(played) == ["ground_truth", "active", "active, untrained encoder", "one_shot",
+                            "one_shot, untrained encoder"]
+    assert played["active"].percipient is percipients["trained"]
+    assert played["active, untrained encoder"].percipient is percipients["untrained"]
+    assert played["one_shot, untrained encoder"].percipient is percipients["untrained"]
+    with pytest.raises(ValueError, match="expected encoders among"):
+        BenchSettings(str(art), encoders=["random"])
+    with pytest.raises(ValueError, match="untrained=False"):
+        BenchSettings(str(art), encoders=["untrained"], untrained=False)
 
 
 def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
