@@ -6,7 +6,7 @@ against the share of the view the target fills, (c) the value-order correlation 
 scripted agent's successful episodes, (d) the EPIC distance to the hand-written dense reward.
 
     python bench/shaping.py --model top=runs/default/artifact --model first_person=runs/fp/artifact \\
-        [--tasks hunt_cow,drink_water,...] [--steps 200] [--episodes 4] [--window W] [--out shaping.json] [--quiet]
+        [--tasks hunt_cow,drink_water,...] [--steps 200] [--episodes 4] [--window W] [--untrained] [--out shaping.json] [--quiet]
     python bench/shaping.py --view top --model runs/default/artifact --tasks hunt_cow,drink_water
 
 Each view is measured with its own artifact (`--model VIEW=DIR`, or plain `--model DIR`s taken in
@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--window", type=int, default=None,
                    help="frames per clip the reward sees (default: the artifact's own, as in RL)")
+    p.add_argument("--untrained", action="store_true",
+                   help="measure each artifact's untrained twin instead (the same architecture and window, random "
+                        "weights under --seed): the reward before any training")
     p.add_argument("--out", default=None, help="write the result as JSON here")
     p.add_argument("--quiet", action="store_true", help="no progress bars or per-task lines")
     p.add_argument("--by-distance", action="store_true",
@@ -100,14 +103,15 @@ def main(argv: list[str] | None = None) -> None:
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     study = shaping_study(models, tasks, steps=args.steps or 200, num_envs=args.num_envs, episodes=args.episodes,
                           seed=args.seed, negatives=args.negatives or "suite", gamma=args.gamma, window=args.window,
-                          progress=not args.quiet, log=log)
+                          untrained=args.seed if args.untrained else None, progress=not args.quiet, log=log)
     study["meta"]["command"] = "python bench/shaping.py " + " ".join(argv if argv is not None else sys.argv[1:])
     m = study["meta"]
     print(f"# Does the reward shape? {m['date']}, {m['steps']} x {m['num_envs']} random steps and "
           f"{m['episodes']} scripted episodes per task and view, negatives {m['negatives']}, "
           f"gamma {m['gamma']}, " + (f"a {m['window']}-frame window, " if m['window'] else "")
           + f"{m['seconds']:.0f} s")
-    print("# " + ", ".join(f"{v}: {a}" for v, a in models.items()) + "\n")
+    twin = f" (its untrained twin, random weights under seed {m['untrained']})" if m["untrained"] is not None else ""
+    print("# " + ", ".join(f"{v}: {a}{twin}" for v, a in models.items()) + "\n")
     print(tables(study))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

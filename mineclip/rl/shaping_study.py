@@ -468,22 +468,26 @@ def tasks_at_bar(rows: dict[str, dict]) -> tuple[dict[str, int], dict[str, int]]
     return at, surely
 
 
-def study_reward_model(artifact: str, window: int | None = None):
+def study_reward_model(artifact: str, window: int | None = None, untrained: int | None = None):
     """The artifact's reward model as RL loads it, or with a window of `window` frames instead of
-    its own (issue 59 part 4's question: does the window see the approach?)."""
+    its own (issue 59 part 4's question: does the window see the approach?); with `untrained` (a
+    seed), its untrained twin (the same architecture and window, random weights): what the frames
+    and prompts give a reward before any training."""
     from mineclip.reward import RewardModel
 
     from .train import reward_model
 
-    return reward_model(artifact) if window is None else RewardModel.load(artifact, device="cpu", window=window)
+    rm = reward_model(artifact) if window is None else RewardModel.load(artifact, device="cpu", window=window)
+    return rm if untrained is None else rm.untrained_twin(untrained)
 
 
 def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, steps: int = 200, num_envs: int = 8,
                   episodes: int = 8, seed: int = 0, negatives: str = "suite", gamma: float = GAMMA,
                   worlds: int = 8, max_steps: int | None = None, window: int | None = None,
-                  progress: bool = False, log=None) -> dict:
+                  untrained: int | None = None, progress: bool = False, log=None) -> dict:
     """The four measures for every task in every view of `models` ({view: artifact}); JSON-ready.
-    `window`: frames per clip the reward sees (default: the artifact's own, the reward RL uses)."""
+    `window`: frames per clip the reward sees (default: the artifact's own, the reward RL uses);
+    `untrained`: measure each artifact's untrained twin instead, its weights drawn under this seed."""
     from mineclip.tasks import get_task
     from mineclip.tasks.negatives import negatives_for
 
@@ -491,7 +495,7 @@ def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, st
     results: dict[str, dict[str, dict]] = {}
     for view, artifact in models.items():
         check_view(view)
-        rm = study_reward_model(artifact, window)
+        rm = study_reward_model(artifact, window, untrained)
         results[view] = {}
         for task_id in tasks:
             t0 = time.time()
@@ -513,7 +517,8 @@ def shaping_study(models: dict[str, str], tasks: Sequence[str] = STUDY_TASKS, st
                "tasks": len(tasks), "bar": SHAPES_AT}
     meta = {"date": str(date.today()), "models": dict(models), "tasks": list(tasks), "steps": steps,
             "num_envs": num_envs, "episodes": episodes, "seed": seed, "negatives": negatives, "gamma": gamma,
-            "worlds": worlds, "window": window, "seconds": round(time.time() - t_start, 1)}
+            "worlds": worlds, "window": window, "untrained": untrained,
+            "seconds": round(time.time() - t_start, 1)}
     return {"meta": meta, "results": results, "summary": summary}
 
 

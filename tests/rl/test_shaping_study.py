@@ -244,3 +244,29 @@ def test_the_study_measures_the_reward_with_the_window_asked_for(tmp_path):
     assert study_reward_model(art, window=2).window == 2 != own.window
     with pytest.raises(ValueError, match="window must be"):
         study_reward_model(art, window=own.model.max_frames + 1)
+
+
+def test_the_study_can_measure_an_artifact_s_untrained_twin(tmp_path):
+    """`--untrained`: the artifact's architecture and window with random weights under the seed (the
+    baseline every other table puts beside a trained model), not the artifact's own weights."""
+    import torch
+
+    from mineclip.rl.runs import untrained_artifact
+    from mineclip.rl.shaping_study import study_reward_model
+
+    art = untrained_artifact(tmp_path)
+    own = study_reward_model(art)
+    twin, again = study_reward_model(art, untrained=1), study_reward_model(art, untrained=1)
+    assert twin.window == own.window and twin.model.config.to_dict() == own.model.config.to_dict()
+    first = next(k for k, v in own.model.state_dict().items() if v.ndim >= 2)  # a drawn weight, not a constant
+    assert not torch.equal(twin.model.state_dict()[first], own.model.state_dict()[first])
+    assert torch.equal(twin.model.state_dict()[first], again.model.state_dict()[first])  # the seed decides
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    out = tmp_path / "shaping.json"
+    argv = [sys.executable, str(REPO / "bench" / "shaping.py"), "--model", f"first_person={art}", "--tasks", "hunt_cow",
+            "--steps", "4", "--num-envs", "2", "--episodes", "1", "--untrained", "--seed", "1", "--out", str(out),
+            "--quiet"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(its untrained twin, random weights under seed 1)" in done.stdout
+    assert json.loads(out.read_text())["meta"]["untrained"] == 1
