@@ -6,7 +6,8 @@ against the share of the view the target fills, (c) the value-order correlation 
 scripted agent's successful episodes, (d) the EPIC distance to the hand-written dense reward.
 
     python bench/shaping.py --model top=runs/default/artifact --model first_person=runs/fp/artifact \\
-        [--tasks hunt_cow,drink_water,...] [--steps 200] [--episodes 4] [--window W] [--untrained] [--out shaping.json] [--quiet]
+        [--tasks hunt_cow,drink_water,...] [--steps 200] [--episodes 4] [--window W] [--untrained] \\
+        [--out shaping.json] [--quiet]
     python bench/shaping.py --view top --model runs/default/artifact --tasks hunt_cow,drink_water
 
 Each view is measured with its own artifact (`--model VIEW=DIR`, or plain `--model DIR`s taken in
