@@ -145,10 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_only:  # the table's commands are the ones that ran its runs, if they ran them all
         commands = _commands_that_ran(out) or [command]
     else:  # runs already here (e.g. seeds 0-4 before `--first-seed 5`): the table names both commands
-        earlier = _commands_stored(out) if (out / "runs").is_dir() else []
+        earlier = _commands_stored(out) if (out / "runs").is_dir() else []  # read before this command's runs
         commands = [c for c in earlier if c != command] + [command]
-    meta["command"] = "; then ".join(commands)
-    if not args.report_only:
         meta["view"] = args.view
         try:
             configs = run_configs(args, artifact)
@@ -161,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"{args.workers} worker(s)")
         for cfg, err in done.failures:
             print(f"FAILED {cfg.task}/{cfg.variant}/seed{cfg.seed}: {type(err).__name__}: {err}", file=sys.stderr)
+    meta["command"] = "; then ".join(commands)
     try:
         summary = write_report(out, meta)
     except FileNotFoundError as e:
