@@ -69,9 +69,7 @@ class BenchSettings:
         check_agent(self.agent)
         check_placement(self.placement)
         check_perceivers(self.perceivers)
-        unknown = sorted(set(self.encoders) - set(ENCODERS))
-        if unknown or not self.encoders:
-            raise ValueError(f"expected encoders among {list(ENCODERS)}, got {self.encoders}")
+        check_encoders(self.encoders)
         if "untrained" in self.encoders and not self.untrained:
             raise ValueError("encoders name 'untrained' but untrained=False fits no untrained model")
 
@@ -96,6 +94,13 @@ def check_perceivers(perceivers: list[str]) -> list[str]:
     if unknown or not perceivers:
         raise ValueError(f"expected perceivers among {list(PERCEIVERS)}, got {perceivers}")
     return perceivers
+
+
+def check_encoders(encoders: list[str]) -> list[str]:
+    """`encoders` if it is a non-empty list of `ENCODERS`, else a ValueError naming them."""
+    if set(encoders) - set(ENCODERS) or not encoders:
+        raise ValueError(f"expected encoders among {list(ENCODERS)}, got {encoders}")
+    return encoders
 
 
 def check_agent(agent: str) -> str:
