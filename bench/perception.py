@@ -65,6 +65,7 @@ from mineclip.perception.benchmark import (
     BenchSettings,
     ContextSettings,
     JudgeSettings,
+    check_encoders,
     run_benchmark,
     run_context,
     run_judges,
@@ -134,6 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     tasks = [t for t in a.tasks.split(",") if t]
     chosen = [n for n in (a.perceivers or "").split(",") if n]
+    encoders = [e for e in a.encoders.split(",") if e]
+    try:
+        check_encoders(encoders)
+    except ValueError as e:
+        p.error(str(e))
+    if encoders != ["trained"] and (a.process or a.success_only or a.judge_only):
+        p.error("--encoders is for the full bench, which fits the untrained model's head; --process, --success-only "
+                "and --judge-only read the artifact's saved head alone")
     if a.process:
         perceiver = (chosen or ["ground_truth"])[0]
         if perceiver != "ground_truth" and not Path(a.model).is_dir():
@@ -165,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     result = None if a.judge_only else run_benchmark(BenchSettings(
         a.model, a.episodes, a.fit_worlds, a.eval_worlds, a.refit, head=not a.no_head, tasks=tasks,
         progress=not a.json, view=a.view, agent=a.agent, placement=a.placement,
-        perceivers=chosen or list(PERCEIVERS), encoders=[e for e in a.encoders.split(",") if e]))
+        perceivers=chosen or list(PERCEIVERS), encoders=encoders))
     judges = None if a.no_judge else run_judges(JudgeSettings(
         a.model, a.labels or None, a.context_dir, a.per_label, mode=a.mode, context_purpose=a.context_purpose,
         tasks=tasks, head=not a.no_head, progress=not a.json, view=a.view))

@@ -76,6 +76,14 @@ def test_the_learned_perceivers_play_once_per_encoder_each_with_its_own_percipie
         BenchSettings(str(art), encoders=["untrained"], untrained=False)
 
 
+def test_the_bench_refuses_an_unknown_encoder_and_encoders_where_no_untrained_head_is_fitted():
+    done = _bench("--encoders", "trained,random")
+    assert done.returncode == 2 and "expected encoders among ['trained', 'untrained']" in done.stderr
+    for mode in ("--success-only", "--process", "--judge-only"):
+        done = _bench(mode, "--encoders", "trained,untrained")
+        assert done.returncode == 2 and "--encoders is for the full bench" in done.stderr, mode
+
+
 def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
     art = save_artifact(make_micro(resolution=(160, 256)), tmp_path / "artifact", window=2)
     settings = BenchSettings(str(art), episodes=1, fit_worlds=4, eval_worlds=2, untrained=False,
