@@ -90,6 +90,8 @@ def main(argv: list[str] | None = None) -> None:
                         "proximity to the target (the value shown is the proximity in tiles)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
+    if (args.by_distance or args.reward_mode) and args.untrained:
+        p.error("--untrained is for the shaping study; --by-distance and --reward-mode measure the artifacts as given")
     if args.by_distance or args.reward_mode:
         args.reward_mode = args.reward_mode or "direct"
         args.negatives = args.negatives or "distinct"

@@ -270,3 +270,6 @@ def test_the_study_can_measure_an_artifact_s_untrained_twin(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "(its untrained twin, random weights under seed 1)" in done.stdout
     assert json.loads(out.read_text())["meta"]["untrained"] == 1
+    refused = subprocess.run([sys.executable, str(REPO / "bench" / "shaping.py"), "--model", art, "--by-distance",
+                              "--untrained"], env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
+    assert refused.returncode == 2 and "--untrained is for the shaping study" in refused.stderr
