@@ -66,6 +66,7 @@ from mineclip.perception.benchmark import (
     ContextSettings,
     JudgeSettings,
     check_encoders,
+    check_perceivers,
     run_benchmark,
     run_context,
     run_judges,
@@ -138,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     encoders = [e for e in a.encoders.split(",") if e]
     try:
         check_encoders(encoders)
+        if chosen:
+            check_perceivers(chosen)
     except ValueError as e:
         p.error(str(e))
     if encoders != ["trained"] and (a.process or a.success_only or a.judge_only):

@@ -76,9 +76,11 @@ def test_the_learned_perceivers_play_once_per_encoder_each_with_its_own_percipie
         BenchSettings(str(art), encoders=["untrained"], untrained=False)
 
 
-def test_the_bench_refuses_an_unknown_encoder_and_encoders_where_no_untrained_head_is_fitted():
+def test_the_bench_refuses_an_unknown_encoder_or_perceiver_and_encoders_where_no_untrained_head_is_fitted():
     done = _bench("--encoders", "trained,random")
     assert done.returncode == 2 and "expected encoders among ['trained', 'untrained']" in done.stderr
+    done = _bench("--perceivers", "ground_truth,oracle")
+    assert done.returncode == 2 and "expected perceivers among" in done.stderr
     for mode in ("--success-only", "--process", "--judge-only"):
         done = _bench(mode, "--encoders", "trained,untrained")
         assert done.returncode == 2 and "--encoders is for the full bench" in done.stderr, mode
