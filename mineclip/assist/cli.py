@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--kind-weight", type=float, default=d.kind_weight,
                    help="weight rare kinds of request: class weights (count / mean count) ** -W on the dialogue and "
                         "action types (0: none)")
+    t.add_argument("--hidden", type=int, default=d.hidden, help="GRU units per direction of each network")
+    t.add_argument("--dim", type=int, default=d.dim, help="word and character n-gram features per word, each")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
     q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
                        description="Parse messages, one per line (a file, or stdin), into action dictionaries: one "
@@ -113,6 +115,7 @@ def _train_parser(a: argparse.Namespace) -> int:
     try:
         settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
                                   members=a.members, kind_weight=a.kind_weight, threads=a.threads,
+                                  hidden=a.hidden, dim=a.dim,
                                   crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     except ValueError as e:
         print(f"mineclip assist train-parser: {e}", file=sys.stderr)

@@ -74,6 +74,15 @@ def test_train_parser_refuses_the_crowds_test_split(capsys, tmp_path):
     assert code == 2 and "test split is never trained on" in err and not (tmp_path / "p").exists()
 
 
+def test_train_parser_takes_the_network_size_and_refuses_a_size_of_zero(capsys, tmp_path):
+    code, _ = _run(capsys, "train-parser", "--examples", "200", "--crowd-repeat", "0", "--epochs", "1",
+                   "--hidden", "40", "--dim", "24", "--out", str(tmp_path / "p"))
+    config = json.loads((tmp_path / "p" / "parser.json").read_text())["config"]
+    assert code == 0 and config["hidden"] == 40 and config["dim"] == 24
+    code = main(["assist", "train-parser", "--hidden", "0", "--epochs", "1", "--out", str(tmp_path / "q")])
+    assert code == 2 and "positive network size" in capsys.readouterr().err and not (tmp_path / "q").exists()
+
+
 def test_sessions_recording_into_one_folder_never_reuse_an_id(capsys, tmp_path):
     for _ in range(2):  # the same world and command twice: two trajectories, two videos
         assert _run(capsys, "--command", "chop a tree", "--world-seed", "1000", "--record", str(tmp_path))[0] == 0

@@ -39,14 +39,17 @@ class ParserTraining:
     oov: float = 0.2  # share of slot words replaced by made-up words in generation
     unk_prob: float = 0.15  # word dropout to <unk> during training
     min_count: int = 2  # words seen fewer times are <unk>
-    dim: int = 64
-    hidden: int = 96
+    dim: int = 64  # word and character n-gram features per word, each
+    hidden: int = 96  # GRU units per direction
     kind_weight: float = 0.0  # class weights (count / mean count) ** -kind_weight on the dialogue and action types (0: none)
     members: int = 1  # networks of the ensemble, member k trained with seed + k (its own generated pairs and weights)
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
     progress: bool = True
 
     def __post_init__(self):
+        small = {k: v for k, v in (("dim", self.dim), ("hidden", self.hidden)) if v < 1}
+        if small:
+            raise ValueError(f"expected a positive network size, got {small}")
         unknown = [x for x in self.crowd_splits if x not in ("train", "validation")]
         if unknown or not self.crowd_splits:
             raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
