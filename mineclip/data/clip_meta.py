@@ -16,6 +16,10 @@ id, an agent, a transcript file) stays in `other`, by name, and can still group 
                   plug-in decodes it (`mineclip.train.supervision`)
     completion    how fully the clip shows what its caption names, in [0, 1] (CLIP4MC's
                   task-completion degree; training's `graded_targets` reads it)
+    named         the kinds the caption asks to see fully: named as in view, or acted on by its
+                  event (training's `size_ranking` reads it)
+    shares        kind -> the share of the clip's last frame it fills (first-person clips;
+                  training's `size_ranking` reads it)
 
 `says` and `holds` are what the crafter narrator records (`mineclip play clips`); clips of other
 data have neither, and training options that need them say so.
@@ -42,6 +46,8 @@ class ClipMeta:
     holds: tuple[str, ...] | None = None
     frame_labels: Mapping | None = None
     completion: float | None = None
+    named: tuple[str, ...] | None = None
+    shares: Mapping[str, float] | None = None
     other: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -55,7 +61,7 @@ class ClipMeta:
             raise ValueError(f"a clip's metadata must be a JSON object, got {type(meta).__name__}: {str(meta)[:100]}")
         typed = {f.name for f in fields(cls)} - {"other"}
         kwargs = {k: meta[k] for k in typed if k in meta}
-        for facts in ("says", "holds"):
+        for facts in ("says", "holds", "named"):
             if kwargs.get(facts) is not None:
                 kwargs[facts] = tuple(str(f) for f in kwargs[facts])
         return cls(**kwargs, other={k: v for k, v in meta.items() if k not in typed})

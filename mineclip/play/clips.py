@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .narrate import completion, narrate_episode
+from .narrate import completion, named_kinds, narrate_episode
 from .record import play_map, run_episode
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
@@ -57,6 +57,7 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
     out = []
     for start, text, main, says, true in windows:
         frames = ep.frames[start:start + job["clip_len"]]
+        last = ep.states[start + job["clip_len"] - 1]
         if job["encoding"] == "mp4":
             ext, payload = "mp4", encode_mp4(frames, fps=8, preset="superfast", threads=1)
         else:
@@ -65,7 +66,9 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
                 "start": int(start), "event": main, "says": list(says), "holds": list(true),
                 "label": rec["label"], "view": rec["view"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
                 "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]]),  # what each frame shows
-                "completion": completion(says, ep.states[start + job["clip_len"] - 1])}
+                "completion": completion(says, last), "named": list(named_kinds(says))}
+        if last.shares is not None:  # first person: how much of the last frame each kind fills
+            meta["shares"] = {k: round(v, 5) for k, v in last.shares.items()}
         out.append((ext, payload, text, meta))
     return out
 

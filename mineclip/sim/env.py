@@ -14,7 +14,7 @@ import numpy as np
 from crafter import constants, objects
 
 from .engine import AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VIEW, CrafterCore, generate_world, make_object
-from .firstperson import FirstPersonFrame, FirstPersonRenderer, in_view
+from .firstperson import FirstPersonFrame, FirstPersonRenderer, in_view, visible_shares
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
 from .view import DEFAULT_VIEW, actions, check_view, engine_action
 
@@ -180,10 +180,14 @@ class CrafterEnv(gym.Env):
         return self.first_person.frame
 
     def _snapshot(self) -> WorldState:
-        """The state after the frame is drawn: in first person, what is in view is what the frame shows."""
+        """The state after the frame is drawn: in first person, what is in view is what the frame shows,
+        and `shares` how much of it each kind fills."""
         world, player = self.core._world, self.core._player
-        shown = in_view(self.first_person, world, player) if self._eyes is not None else None
-        return snapshot(world, player, self.core._step, shown)
+        if self._eyes is None:
+            return snapshot(world, player, self.core._step)
+        state = snapshot(world, player, self.core._step, in_view(self.first_person, world, player))
+        state.shares = visible_shares(self.first_person.semantic)
+        return state
 
     # -- hooks for what runs on top of the simulator ---------------------------------------
     def _outcome(self, state: WorldState, events: list[str]) -> tuple[float, bool]:

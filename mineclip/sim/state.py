@@ -46,6 +46,7 @@ class WorldState:
     daylight: float
     view: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # kind -> offsets the frame shows
     around: dict[str, list[tuple[int, int]]] | None = None  # kind -> offsets in the local window; None: `view`
+    shares: dict[str, float] | None = None  # first person: kind -> its share of the frame's world pixels
 
     def __post_init__(self):
         if self.around is None:

@@ -79,6 +79,46 @@ def clip_completion(metas: list[ClipMeta]) -> torch.Tensor:
     return values
 
 
+RANK_RATIO = 2.0  # size ranking: clip j ranks above clip l when what a caption names fills >= twice l's share ...
+RANK_MIN_SHARE = 0.001  # ... and at least this share of j's last frame
+
+
+def named_shares(metas: list[ClipMeta]) -> torch.Tensor:
+    """float32 [b, b]: entry (i, j) is the least share of clip j's last frame that the kinds caption i
+    names fill (meta `named`, `shares`; 0 for a kind clip j does not show), NaN for a caption that
+    names none (`size_ranking`). A clip without `named` or `shares` is a ValueError."""
+    metas = [ClipMeta.from_dict(m) for m in metas]
+    missing = sum(m.named is None or m.shares is None for m in metas)
+    if missing:
+        raise ValueError(f"size_ranking needs each clip's meta 'named' and 'shares' (the kinds its caption names and "
+                         f"how much of its last frame each kind fills; `mineclip play clips` writes them in first "
+                         f"person since 2026-12-01): {missing} of {len(metas)} clips in this batch have none")
+    out = torch.full((len(metas), len(metas)), float("nan"))
+    for i, m in enumerate(metas):
+        if m.named:
+            out[i] = torch.tensor([min(float(c.shares.get(k, 0.0)) for k in m.named) for c in metas])
+    return out
+
+
+def size_ranking_loss(logits: torch.Tensor, shares: torch.Tensor) -> torch.Tensor:
+    """CLIP4MC's task-completion degree as an order (`size_ranking`): logits [b, b] of caption i
+    against clip j, `shares` [b, b] from `named_shares`. For every caption and every two clips j, l
+    where what it names fills at least RANK_RATIO times l's share of j's last frame (and at least
+    RANK_MIN_SHARE), the logistic loss softplus(logit_il - logit_ij), averaged over those triples; 0
+    (with a gradient) when a batch has none."""
+    if logits.shape != shares.shape or logits.ndim != 2:
+        raise ValueError(f"expected logits and shares of one shape [b, b], got {list(logits.shape)} and {list(shares.shape)}")
+    s = shares.to(logits.device, torch.float32)
+    valid = ~s.isnan()
+    s = s.nan_to_num(0.0)
+    above = (s[:, :, None] >= RANK_RATIO * s[:, None, :]) & (s[:, :, None] >= RANK_MIN_SHARE)  # [i, j, l]
+    above &= valid[:, :, None] & valid[:, None, :]
+    if not bool(above.any()):
+        return logits.sum() * 0.0
+    margin = logits[:, :, None] - logits[:, None, :]  # logit_ij - logit_il
+    return F.softplus(-margin.float())[above].mean()
+
+
 def fact_ids(facts: list, width: int) -> torch.Tensor:
     """Lists of fact strings ("view:cow", "event:collect_wood") -> int64 [n, width] of their
     `stable_id`s, zero-padded."""

@@ -19,7 +19,8 @@ from mineclip.model.towers import trim_padding
 from mineclip.model.load import checkpoint_kind, load_checkpoint
 
 from .callbacks import NonFiniteLossError, make_checkpoints_atomic
-from .loss import ContrastiveLoss, clip_completion, clip_facts, fact_ids, positive_targets, stable_id
+from .loss import (ContrastiveLoss, clip_completion, clip_facts, fact_ids, named_shares, positive_targets, size_ranking_loss,
+                   stable_id)
 from .minimal_pairs import MODES as MINIMAL_PAIR_MODES
 from .minimal_pairs import minimal_pairs as make_minimal_pairs
 from .readout import FrameReadout, readout_loss
@@ -102,6 +103,11 @@ class MineCLIPModule(pl.LightningModule):
     in view) of the positive mass and spreads the rest over every caption (`ContrastiveLoss`).
     completion_floor: with `graded_targets`, the least share a clip keeps (completion c is taken as
     floor + (1 - floor) * c), so that a clip of a far target still pulls to its caption.
+    size_ranking: weight of an auxiliary loss (0: off), CLIP4MC's task-completion degree as an order:
+    for each caption that names kinds as seen or acts on one (meta `named`), and two clips of the
+    batch where those kinds fill at least twice as much of one's last frame as of the other's
+    (meta `shares`, from the renderer's semantic map: first-person clips), the caption's logit for
+    the fuller clip is asked to exceed its logit for the other (`loss.size_ranking_loss`).
     frame_readout: weight of an auxiliary loss (0: off): a linear read-out of each frame's feature
     predicts what the simulator says the frame shows (kinds in view and next to the player, day,
     the inventory bar; `mineclip.train.readout`), from the clips' `frame_labels` metadata
@@ -137,6 +143,7 @@ class MineCLIPModule(pl.LightningModule):
         minimal_pairs: str = "none",
         graded_targets: bool = False,
         completion_floor: float = 0.0,
+        size_ranking: float = 0.0,
         frame_readout: float = 0.0,
         frame_readout_labels: str = "all",
         frame_labels: str = CRAFTER_FRAME_LABELS,
@@ -162,6 +169,8 @@ class MineCLIPModule(pl.LightningModule):
         self.loss_fn = ContrastiveLoss(multi_positive=positives != "none", gather_with_grad=gather_with_grad)
         if not frame_readout >= 0:
             raise ValueError(f"frame_readout is the weight of the frame read-out's loss, >= 0, got {frame_readout}")
+        if not size_ranking >= 0:
+            raise ValueError(f"size_ranking is the weight of the size-ranking loss, >= 0, got {size_ranking}")
         if not 0.0 <= completion_floor <= 1.0:
             raise ValueError(f"completion_floor is the least share of its target a clip keeps, in [0, 1], got {completion_floor}")
         check_label_set(frame_readout_labels)  # also when off, so that a typo is not silently ignored
@@ -289,6 +298,10 @@ class MineCLIPModule(pl.LightningModule):
                            hard_text=hard, completion=completion)
         loss = out["loss"]
         b = len(v)
+        if self.hparams.size_ranking > 0:  # local clips only: the order needs no other rank's metadata
+            ranking = size_ranking_loss(self.logit_scale().exp() * t @ v.t(), named_shares(batch["meta"]))
+            self.log("train/size_ranking_loss", ranking.detach(), batch_size=b)
+            loss = loss + self.hparams.size_ranking * ranking
         if aux is not None:
             self.log("train/readout_loss", aux, batch_size=b)
             loss = loss + self.hparams.frame_readout * aux

@@ -7,6 +7,7 @@ import pytest
 
 from mineclip.play.cli import main
 from mineclip.play.clips import ClipSettings, plan_episodes, task_schedule
+from mineclip.play.narrate import named_kinds
 
 TASKS = ["harvest_wood", "build_bridge", "drink_water", "dig_tunnel"]  # programmatic, creative, ...
 
@@ -91,3 +92,19 @@ def test_clips_command_writes_narrated_shards(tmp_path):
     # and how fully it shows what its caption names (training's graded_targets)
     assert all(0.0 <= m["completion"] <= 1.0 for m in metas)
     assert all(m["completion"] == 1.0 for m in metas if not any(f.split(":")[0] in ("view", "near", "far") for f in m["says"]))
+    # the kinds each caption asks to see fully (training's size_ranking); shares only in first person
+    assert all(tuple(m["named"]) == named_kinds(m["says"]) for m in metas) and any(m["named"] for m in metas)
+    assert not any("shares" in m for m in metas)
+
+
+def test_first_person_clips_say_how_much_of_their_last_frame_each_kind_fills(tmp_path):
+    out = tmp_path / "clips"
+    assert main(["clips", "--out", str(out), "--num-clips", "6", "--workers", "1", "--tasks", "hunt_cow",
+                 "--view", "first_person"]) == 0
+    with tarfile.open(out / "train-000000.tar") as tf:
+        metas = [json.load(tf.extractfile(m)) for m in tf.getmembers() if m.name.endswith(".json")]
+    assert len(metas) == 6
+    for m in metas:  # training's size_ranking reads both
+        assert tuple(m["named"]) == named_kinds(m["says"])
+        assert m["shares"] and all(0 < v <= 1 for v in m["shares"].values()) and sum(m["shares"].values()) <= 1.0001
+        assert set(m["shares"]) >= {f.split(":", 1)[1] for f in m["holds"] if f.startswith(("view:", "near:"))}

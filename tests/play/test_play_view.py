@@ -78,3 +78,14 @@ def test_reaching_a_cow_is_narrated_only_when_the_frames_show_it():
     far = state((0, 4), True)
     assert "reach_cow" in clip_events([far, state((0, 1), True)], [[]])
     assert "reach_cow" not in clip_events([far, state((0, -1), False)], [[]])  # it walked up behind the player
+
+
+def test_a_first_person_state_says_how_much_of_the_frame_each_kind_fills():
+    from mineclip.sim.firstperson import visible_share
+
+    near, top = cow_behind("first_person"), cow_behind("top")
+    assert top.state.shares is None  # from above a tile looks the same at any distance
+    assert "cow" not in near.state.shares and 0.99 < sum(near.state.shares.values()) <= 1.0 + 1e-9
+    near.step(near.actions.index("turn_left"))
+    near.step(near.actions.index("turn_left"))  # now facing the cow, two tiles away
+    assert near.state.shares["cow"] == visible_share(near.first_person.semantic, "cow") > 0

@@ -5,7 +5,8 @@ import torch
 import torch.multiprocessing as mp
 
 from mineclip.model import MineCLIP, tokenize
-from mineclip.train.loss import ContrastiveLoss, fact_ids, graded_targets, positive_targets, truth_positives
+from mineclip.train.loss import (ContrastiveLoss, fact_ids, graded_targets, named_shares, positive_targets, size_ranking_loss,
+                                 truth_positives)
 from mineclip.model import get_config
 
 from helpers.models import MICRO
@@ -134,3 +135,37 @@ def test_two_process_gather_gives_the_loss_and_gradients_of_one_process(tmp_path
     assert set(ddp["grads"]) == set(grads)
     for name, g in grads.items():
         torch.testing.assert_close(ddp["grads"][name], g, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_named_shares_are_the_least_share_of_what_each_caption_names():
+    metas = [{"named": ["cow"], "shares": {"cow": 0.2, "grass": 0.5}},
+             {"named": ["cow", "water"], "shares": {"cow": 0.01, "water": 0.3}},
+             {"named": [], "shares": {"grass": 0.9}}]
+    shares = named_shares(metas)
+    torch.testing.assert_close(shares[0], torch.tensor([0.2, 0.01, 0.0]))
+    torch.testing.assert_close(shares[1], torch.tensor([0.0, 0.01, 0.0]))  # the least of cow and water
+    assert shares[2].isnan().all()  # a caption that names nothing orders nothing
+    with pytest.raises(ValueError, match="size_ranking needs each clip's meta 'named' and 'shares'.*1 of 2"):
+        named_shares([metas[0], {"named": ["cow"]}])  # a top-down clip: no shares
+
+
+def test_size_ranking_asks_a_caption_to_prefer_the_clip_its_kinds_fill_more():
+    # caption 0 names a cow: clip 1 shows it 4x bigger than clip 0, clip 2 not at all
+    shares = torch.tensor([[0.05, 0.2, 0.0], [float("nan")] * 3, [float("nan")] * 3])
+    ordered = torch.tensor([[1.0, 3.0, -1.0], [0.0, 0.0, 0.0], [5.0, -5.0, 0.0]])
+    reversed_ = torch.tensor([[1.0, -1.0, 3.0], [0.0, 0.0, 0.0], [5.0, -5.0, 0.0]])
+    low, high = size_ranking_loss(ordered, shares), size_ranking_loss(reversed_, shares)
+    assert low.item() < 0.2 < high.item()  # the rows of captions naming nothing do not count
+    logits = reversed_.clone().requires_grad_()
+    size_ranking_loss(logits, shares).backward()
+    assert logits.grad[0, 1] < 0 < logits.grad[0, 2] and logits.grad[1:].abs().sum() == 0  # the fuller clip rises
+    # pairs under twice the share, or both under the least share, are no order
+    close = torch.tensor([[0.1, 0.15, 0.0005], [float("nan")] * 3, [float("nan")] * 3])
+    assert size_ranking_loss(reversed_, close).item() == pytest.approx(
+        torch.nn.functional.softplus(torch.tensor([3.0 - 1.0, 3.0 - -1.0])).mean().item())
+    none = torch.full((3, 3), float("nan"))
+    empty = logits.detach().clone().requires_grad_()
+    out = size_ranking_loss(empty, none)
+    assert out.item() == 0.0 and out.requires_grad
+    with pytest.raises(ValueError, match="one shape"):
+        size_ranking_loss(ordered, shares[:2])

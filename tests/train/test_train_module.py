@@ -300,3 +300,38 @@ def test_graded_targets_hand_each_clips_completion_to_the_loss(monkeypatch):
     with pytest.raises(RuntimeError, match="recorded"):
         off.training_step(batch, 0)
     assert seen["completion"] is None
+
+
+def test_size_ranking_adds_its_weighted_loss_to_the_contrastive_one():
+    from helpers.training import NUM_FRAMES, RESOLUTION
+
+    from mineclip.model import tokenize
+
+    torch.manual_seed(0)
+    batch = {"video": torch.randint(0, 255, (3, NUM_FRAMES, 3, *RESOLUTION), dtype=torch.uint8),
+             "tokens": tokenize(["a cow over there", "chop a tree", "it is day"]),
+             "meta": [{"named": ["cow"], "shares": {"cow": 0.01}}, {"named": ["tree"], "shares": {"cow": 0.2, "tree": 0.1}},
+                      {"named": [], "shares": {"tree": 0.002}}]}
+    losses = {}
+    for weight in (0.0, 2.0):
+        torch.manual_seed(0)
+        module = MineCLIPModule(MICRO, positives="none", size_ranking=weight)
+        seen = losses.setdefault(weight, {})
+        module.log = lambda name, value, **kw: seen.update({name: value})
+
+        def stop(loss, batch_idx):  # the loss as it reaches the update, before any trainer is needed
+            seen["total"] = loss
+            raise RuntimeError("recorded")
+
+        module._check_finite = stop
+        with torch.no_grad(), pytest.raises(RuntimeError, match="recorded"):
+            module.training_step(batch, 0)
+    ranking = losses[2.0]["train/size_ranking_loss"]
+    assert "train/size_ranking_loss" not in losses[0.0] and ranking > 0
+    torch.testing.assert_close(losses[2.0]["total"], losses[0.0]["total"] + 2.0 * ranking)
+    with pytest.raises(ValueError, match="size_ranking is the weight"):
+        MineCLIPModule(MICRO, size_ranking=-1.0)
+    module = MineCLIPModule(MICRO, positives="none", size_ranking=1.0)
+    module.log = lambda *a, **kw: None
+    with pytest.raises(ValueError, match="'named' and 'shares'"):
+        module.training_step(batch | {"meta": [{}, {}, {}]}, 0)
