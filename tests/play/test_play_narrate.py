@@ -257,7 +257,6 @@ def test_completion_is_one_over_the_tiles_to_the_nearest_thing_the_caption_names
     assert completion(("view:zombie",), state) == 0.0  # behind the player: a caption the frame does not show
 
 
-
 def test_named_kinds_are_what_a_caption_asks_to_see_fully():
     from mineclip.play.narrate import event_target, named_kinds
 
@@ -267,6 +266,7 @@ def test_named_kinds_are_what_a_caption_asks_to_see_fully():
     assert named_kinds(("event:none", "view:cow", "near:water", "time:day")) == ("cow", "water")
     assert named_kinds(("event:collect_wood", "have:wood_pickaxe")) == ("tree",)
     assert named_kinds(("far:cow", "event:place_table")) == ()  # a far thing asks for a small one
+
 
 def test_salient_captions_name_a_thing_less_often_the_farther_it_is():
     # issue 59, part 4: "salient" names each kind in view with a chance of 1 / its tiles away, with the
