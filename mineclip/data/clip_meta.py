@@ -17,7 +17,7 @@ id, an agent, a transcript file) stays in `other`, by name, and can still group 
     completion    how fully the clip shows what its caption names, in [0, 1] (CLIP4MC's
                   task-completion degree; training's `graded_targets` reads it)
     named         the kinds the caption asks to see fully: named as in view, or acted on by its
-                  event (training's `size_ranking` reads it)
+                  event (first-person clips; training's `size_ranking` reads it)
     shares        kind -> the share of the clip's last frame it fills (first-person clips;
                   training's `size_ranking` reads it)
 

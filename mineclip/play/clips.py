@@ -66,8 +66,10 @@ def episode_clips(job: dict) -> list[tuple[str, bytes, str, dict]]:
                 "start": int(start), "event": main, "says": list(says), "holds": list(true),
                 "label": rec["label"], "view": rec["view"], "fps": 8, "num_frames": len(frames), "source": f"crafter:{rec['id']}",
                 "frame_labels": encode_frames(ep.states[start:start + job["clip_len"]]),  # what each frame shows
-                "completion": completion(says, last), "named": list(named_kinds(says))}
-        if last.shares is not None:  # first person: how much of the last frame each kind fills
+                "completion": completion(says, last)}
+        if last.shares is not None:  # first person: what the caption names and how much of the frame each kind fills
+            # (top-down clips get neither: their shards, capped by bytes, stay as they were, and so the default's draw)
+            meta["named"] = list(named_kinds(says))
             meta["shares"] = {k: round(v, 5) for k, v in last.shares.items()}
         out.append((ext, payload, text, meta))
     return out
