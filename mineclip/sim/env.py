@@ -14,7 +14,7 @@ import numpy as np
 from crafter import constants, objects
 
 from .engine import AREA, DEFAULT_VITALS, FRAME_SIZE, TIME_OFFSETS, VIEW, CrafterCore, generate_world, make_object
-from .firstperson import FirstPersonFrame, FirstPersonRenderer, in_view, visible_shares
+from .firstperson import FirstPersonFrame, FirstPersonRenderer, view_contents
 from .state import EpisodeContext, WorldState, object_kind, snapshot, step_events
 from .view import DEFAULT_VIEW, actions, check_view, engine_action
 
@@ -185,8 +185,9 @@ class CrafterEnv(gym.Env):
         world, player = self.core._world, self.core._player
         if self._eyes is None:
             return snapshot(world, player, self.core._step)
-        state = snapshot(world, player, self.core._step, in_view(self.first_person, world, player))
-        state.shares = visible_shares(self.first_person.semantic)
+        shown, shares = view_contents(self.first_person, world, player)
+        state = snapshot(world, player, self.core._step, shown)
+        state.shares = shares
         return state
 
     # -- hooks for what runs on top of the simulator ---------------------------------------

@@ -169,13 +169,20 @@ def in_view(view: FirstPersonFrame, world, player) -> dict[str, list[tuple[int, 
     """Every kind the frame shows -> the (dx, dy) offsets from the player of the tiles (materials) and
     objects it shows at least one pixel of, read from the frame's semantic and tile maps (kinds in
     `KINDS` order, tiles in x, y order)."""
+    return view_contents(view, world, player)[0]
+
+
+def view_contents(view: FirstPersonFrame, world, player) -> tuple[dict[str, list[tuple[int, int]]], dict[str, float]]:
+    """(`in_view`, `visible_shares`) of a frame from one pass over its world pixels: what an
+    environment's state records each step."""
     height = world.area[1]
-    seen = _seen(view.semantic, view.tiles, WORLD_ROWS, len(KINDS), world.area[0] * height)
+    seen, counts = _seen(view.semantic, view.tiles, WORLD_ROWS, len(KINDS), world.area[0] * height)
     px, py = int(player.pos[0]), int(player.pos[1])
     out: dict[str, list[tuple[int, int]]] = {}
     for kind, tile in zip(*np.nonzero(seen)):
         out.setdefault(KINDS[kind], []).append((int(tile) // height - px, int(tile) % height - py))
-    return out
+    size = WORLD_ROWS * view.semantic.shape[1]
+    return out, {KINDS[i]: float(n) / size for i, n in enumerate(counts.tolist()) if n}
 
 
 def upright(kind: str) -> bool:
@@ -389,14 +396,18 @@ def _flat(rgb, semantic, depth, tiles, c, r_from, r_far, drop, cx, cy, dx, dy, m
 
 @njit(cache=True)
 def _seen(semantic, tiles, rows, n_kinds, n_tiles):
-    """[kind, tile]: whether any of the first `rows` rows shows that kind on that tile."""
+    """([kind, tile]: whether any of the first `rows` rows shows that kind on that tile, [kind]: how
+    many of their pixels show that kind)."""
     seen = np.zeros((n_kinds, n_tiles), np.bool_)
+    counts = np.zeros(n_kinds, np.int64)
     for r in range(rows):
         for c in range(semantic.shape[1]):
+            k = semantic[r, c]
+            counts[k] += 1
             t = tiles[r, c]
             if t >= 0:
-                seen[semantic[r, c], t] = True
-    return seen
+                seen[k, t] = True
+    return seen, counts
 
 
 @njit(cache=True)

@@ -5,7 +5,7 @@ the world, the same in both views."""
 import numpy as np
 
 from mineclip.sim.env import CrafterEnv
-from mineclip.sim.firstperson import KIND_IDS, KINDS, WORLD_ROWS, in_view
+from mineclip.sim.firstperson import KIND_IDS, KINDS, WORLD_ROWS, in_view, visible_shares
 from mineclip.sim.labels import frame_label
 from mineclip.sim.state import object_kind
 from mineclip.sim.view import action_id
@@ -35,6 +35,7 @@ def test_in_first_person_the_view_is_every_tile_and_object_the_frame_shows_pixel
     env.step(action_id("first_person", "move_forward"))
     state, out = env.state, env.first_person
     assert state.view == in_view(out, env.world, env.player)
+    assert state.shares == visible_shares(out.semantic)  # counted in the same pass, to the last bit
     px, py = state.pos
     height = env.world.area[1]
     for kind, offsets in state.view.items():
