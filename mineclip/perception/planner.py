@@ -53,7 +53,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from mineclip.sim.view import action_id, turn_action
-from mineclip.sim.vocab import COLLECT, CREATURES, MAKE, PLACE, SOURCES, VITALS
+from mineclip.sim.vocab import COLLECT, CREATURES, MAKE, PLACE, SOURCES, VITALS, acted_on
 from mineclip.tasks.env import CrafterTaskEnv
 from mineclip.tasks.pretasks import PreTaskGraph, criterion_atoms, task_graph
 
@@ -92,16 +92,6 @@ def split_atom(atom: str) -> tuple[str, str]:
     """('collect', 'wood') for `collect_wood`; `eat_cow` -> ('eat', 'cow')."""
     kind, _, what = atom.partition("_")
     return kind, what
-
-
-def target_of(atom: str) -> str | None:
-    """The material or creature an atom acts on: `collect_wood` -> tree, `eat_cow` -> cow."""
-    kind, what = split_atom(atom)
-    if kind == "collect":
-        return SOURCES.get(what)
-    if kind in ("eat", "defeat", "find"):
-        return what
-    return None
 
 
 def cheb(a, b) -> int:
@@ -173,7 +163,7 @@ class Planner:
         needs = dict(COLLECT[SOURCES[what]]["require"]) if kind == "collect" and what in SOURCES else {}
         pre = list(self.graph.pre(atom))
         if self.graph.mode(atom) == "or" and pre:
-            seen = [p for p in pre if target_of(p) in self._known]
+            seen = [p for p in pre if acted_on(p) in self._known]
             pre = [(seen or pre)[0]]
         pre.sort(key=lambda p: ACTIONS.index(split_atom(p)[0]) if split_atom(p)[0] in ACTIONS else len(ACTIONS))
         for _ in range(6):  # preparing one need can consume another (a table eats the wood): until all hold
@@ -288,7 +278,7 @@ class Performer(Seeker):
         if kind == "find":
             return self._explore(obs)
         if kind in ("collect", "eat", "defeat"):
-            return self._interact(obs, sub, target_of(sub))
+            return self._interact(obs, sub, acted_on(sub))
         if kind == "place":
             return self._place(obs, sub, what)
         if kind == "make":

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mineclip.sim.state import WorldState
-from mineclip.sim.vocab import SOURCES, VITALS
+from mineclip.sim.vocab import VITALS, acted_on
 from mineclip.tasks.oracles import longest_line
 from mineclip.tasks.scenes import (
     CLOSE,
@@ -260,24 +260,12 @@ def completion(says: tuple[str, ...] | list[str], state: WorldState) -> float:
     return min((1.0 / max(1.0, state.view_distance(k)) for k in sorted(kinds)), default=1.0)
 
 
-def event_target(event: str) -> str | None:
-    """The kind a narrated event acts on, as the frame shows it: `collect_wood` -> tree,
-    `collect_drink` -> water, `eat_cow` -> cow, `reach_lava` -> lava; None for events on no kind
-    (crafting, placing, the time, sleep)."""
-    verb, _, what = event.partition("_")
-    if verb == "collect":
-        return SOURCES.get(what)
-    if verb in ("hit", "eat", "defeat", "reach"):
-        return what
-    return None
-
-
 def named_kinds(says: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """The kinds a caption asks to see fully (training's `size_ranking`): those it names as in view
     or near (`view:`, `near:`; not `far:`, which asks for a small one) and its events' objects
-    (`event_target`), sorted."""
+    (`sim.vocab.acted_on`), sorted."""
     kinds = {fact.split(":", 1)[1] for fact in says if fact.split(":", 1)[0] in ("view", "near")}
-    kinds |= {event_target(fact[len("event:"):]) for fact in says if fact.startswith("event:")}
+    kinds |= {acted_on(fact[len("event:"):]) for fact in says if fact.startswith("event:")}
     return tuple(sorted(k for k in kinds if k))
 
 

@@ -12,6 +12,7 @@ a vital or an achievement (tasks, play, perception, rl, assist) takes it from he
     ACHIEVEMENTS         crafter's 22 achievements (`collect_wood`, `eat_cow`, ...)
     CREATURE_ACHIEVEMENT the achievement of killing each creature (`cow` -> `eat_cow`)
     SOURCES              item -> the material it is collected from (`wood` -> `tree`, `drink` -> `water`)
+    acted_on             the kind an event or atom acts on (`collect_wood` -> `tree`, `eat_cow` -> `cow`)
     COLLECT, MAKE, PLACE crafter's recipes (`crafter/data.yaml`): requirements, uses, where
     TOOLS                pickaxes and swords
     WALKABLE             the materials a player can stand on
@@ -39,3 +40,17 @@ TOOLS: tuple[str, ...] = tuple(i for i in ITEMS if i.endswith(("_pickaxe", "_swo
 WALKABLE: tuple[str, ...] = ("grass", "sand", "path")
 ITEM_MAX = 9
 VITAL_MAX: dict[str, int] = {v: int(constants.items[v]["max"]) for v in VITALS}
+
+
+ACTING_VERBS: tuple[str, ...] = ("hit", "eat", "defeat", "reach", "find")
+
+
+def acted_on(name: str) -> str | None:
+    """The material or creature an event or task atom acts on, as a frame shows it:
+    `collect_wood` -> tree, `collect_drink` -> water, `eat_cow` -> cow, `hit_zombie` -> zombie,
+    `reach_lava` / `find_lava` -> lava; None for what acts on no kind (crafting, placing, the time,
+    sleep)."""
+    verb, _, what = name.partition("_")
+    if verb == "collect":
+        return SOURCES.get(what)
+    return what if verb in ACTING_VERBS and what else None
