@@ -161,8 +161,12 @@ def visible_share(semantic: np.ndarray, kind: str) -> float:
 def visible_shares(semantic: np.ndarray) -> dict[str, float]:
     """Every kind in view -> its share of the world's pixels."""
     world = semantic[:WORLD_ROWS] if semantic.shape[0] == FRAME_SHAPE[0] else semantic
-    counts = np.bincount(world.ravel(), minlength=len(KINDS))
-    return {KINDS[i]: float(n) / world.size for i, n in enumerate(counts) if n}
+    return _shares(np.bincount(world.ravel(), minlength=len(KINDS)), world.size)
+
+
+def _shares(counts: np.ndarray, size: int) -> dict[str, float]:
+    """Kind -> its share of `size` pixels, from per-kind pixel counts (`KINDS` order), kinds not shown left out."""
+    return {KINDS[i]: float(n) / size for i, n in enumerate(counts.tolist()) if n}
 
 
 def in_view(view: FirstPersonFrame, world, player) -> dict[str, list[tuple[int, int]]]:
@@ -181,8 +185,7 @@ def view_contents(view: FirstPersonFrame, world, player) -> tuple[dict[str, list
     out: dict[str, list[tuple[int, int]]] = {}
     for kind, tile in zip(*np.nonzero(seen)):
         out.setdefault(KINDS[kind], []).append((int(tile) // height - px, int(tile) % height - py))
-    size = WORLD_ROWS * view.semantic.shape[1]
-    return out, {KINDS[i]: float(n) / size for i, n in enumerate(counts.tolist()) if n}
+    return out, _shares(counts, WORLD_ROWS * view.semantic.shape[1])
 
 
 def upright(kind: str) -> bool:
