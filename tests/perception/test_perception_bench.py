@@ -3,14 +3,11 @@ bench/perception.py): both tables, and the JSON object with per-condition F1 and
 for each perceiver."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from helpers.models import make_micro
+from helpers.scripts import run_script
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.benchmark import BenchSettings, JudgeSettings, encoder_perceivers, run_benchmark, run_judges
@@ -18,14 +15,10 @@ from mineclip.perception.process import wilson
 from mineclip.perception.tables import benchmark_summary, benchmark_tables, tables_json, tables_markdown
 from mineclip.pipeline import load_preset
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def _bench(*argv: str) -> subprocess.CompletedProcess:
-    """bench/perception.py run as people run it, on this checkout."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, str(REPO / "bench" / "perception.py"), *argv], env=env,
-                          capture_output=True, text=True, check=False)
+def _bench(capsys, *argv: str) -> tuple[int, str, str]:
+    """bench/perception.py run as people run it, in this process: (exit status, stdout, stderr)."""
+    return run_script("perception", list(argv), capsys)
 
 
 def test_bench_prints_the_tables_and_one_json_object(tmp_path):
@@ -76,14 +69,14 @@ def test_the_learned_perceivers_play_once_per_encoder_each_with_its_own_percipie
         BenchSettings(str(art), encoders=["untrained"], untrained=False)
 
 
-def test_the_bench_refuses_an_unknown_encoder_or_perceiver_and_encoders_where_no_untrained_head_is_fitted():
-    done = _bench("--encoders", "trained,random")
-    assert done.returncode == 2 and "expected encoders among ['trained', 'untrained']" in done.stderr
-    done = _bench("--perceivers", "ground_truth,oracle")
-    assert done.returncode == 2 and "expected perceivers among" in done.stderr
+def test_the_bench_refuses_an_unknown_encoder_or_perceiver_and_encoders_where_no_untrained_head_is_fitted(capsys):
+    code, _, err = _bench(capsys, "--encoders", "trained,random")
+    assert code == 2 and "expected encoders among ['trained', 'untrained']" in err
+    code, _, err = _bench(capsys, "--perceivers", "ground_truth,oracle")
+    assert code == 2 and "expected perceivers among" in err
     for mode in ("--success-only", "--process", "--judge-only"):
-        done = _bench(mode, "--encoders", "trained,untrained")
-        assert done.returncode == 2 and "--encoders is for the full bench" in done.stderr, mode
+        code, _, err = _bench(capsys, mode, "--encoders", "trained,untrained")
+        assert code == 2 and "--encoders is for the full bench" in err, mode
 
 
 def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
@@ -102,7 +95,7 @@ def test_a_model_that_reads_tiles_gets_a_head_saved_and_read_back(tmp_path):
     assert json.loads((art / "perception.json").read_text())["conditions"] == bands  # not overwritten
 
 
-def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path):
+def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path, capsys):
     from mineclip.play.record import read_jsonl
     from mineclip.tasks.world_seeds import purpose_of
 
@@ -118,12 +111,13 @@ def test_the_judge_alone_on_a_validation_set_of_training_worlds(tmp_path):
 
     # bench/perception.py --judge-only on that set (recorded: read, not recorded again), its --mode by
     # default the default preset's, one JSON object; and what it refuses
-    done = _bench("--model", str(art), "--judge-only", "--labels", "", "--per-label", "1", "--tasks", "find_a_tree",
-                  "--context-purpose", "perception", "--context-dir", str(valset), "--json")
-    assert done.returncode == 0, done.stderr
-    printed = json.loads(done.stdout)
+    code, out_text, err = _bench(capsys, "--model", str(art), "--judge-only", "--labels", "", "--per-label", "1",
+                                 "--tasks", "find_a_tree", "--context-purpose", "perception", "--context-dir",
+                                 str(valset), "--json")
+    assert code == 0, err
+    printed = json.loads(out_text)
     assert list(printed["judges"]) == ["context"] and "reliability" not in printed
     assert printed["mode"] == load_preset("default").mode
     assert printed["judges"]["context"]["by_kind"] == out["judges"]["context"]["by_kind"]
-    assert _bench("--model", str(art), "--judge-only", "--no-judge").returncode == 2
-    assert _bench("--model", str(tmp_path / "none")).returncode == 1
+    assert _bench(capsys, "--model", str(art), "--judge-only", "--no-judge")[0] == 2
+    assert _bench(capsys, "--model", str(tmp_path / "none"))[0] == 1

@@ -2,20 +2,15 @@
 what the frame shows, one row per probe condition for an artifact and its untrained twin, and the
 table of them that bench/probe.py prints."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+
 from helpers.models import make_micro
+from helpers.scripts import run_script
 
 from mineclip.model.artifact import save_artifact
 from mineclip.perception.calibrate import collect_frames, probes
 from mineclip.perception.probe import ProbeRow, probe_artifacts, probe_table, tile_labels, tiles
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_tiles_line_up_with_the_simulators_view():
@@ -60,12 +55,10 @@ def test_the_probe_table_writes_what_was_not_measured_as_a_dash():
     assert table.splitlines()[2] == "| time:night | 50% | – | – / 0.50 | 0.40 / – |"
 
 
-def test_bench_probe_states_its_options():
+def test_bench_probe_states_its_options(capsys):
     """bench/probe.py parses its options and calls the library (its imports resolve)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, str(REPO / "bench" / "probe.py"), "--help"], env=env, capture_output=True,
-                          text=True, check=False)
-    assert done.returncode == 0 and "--fit-worlds" in done.stdout and "--no-untrained" in done.stdout
+    code, out, _ = run_script("probe", ["--help"], capsys)
+    assert code == 0 and "--fit-worlds" in out and "--no-untrained" in out
 
 
 def test_probing_nothing_is_refused():

@@ -1,11 +1,11 @@
 """MP5's process table (mineclip.perception.process, `bench/perception.py --process`): success per level
 per ablation with Wilson intervals over the same held-out worlds, and the command's JSON."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+
+from helpers.scripts import load_script
 
 from mineclip.perception.process import (
     ABLATION_NAMES,
@@ -16,8 +16,6 @@ from mineclip.perception.process import (
     wilson,
 )
 from mineclip.tasks.world_seeds import world_seeds
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_wilson_interval_holds_the_rate_and_is_symmetric():
@@ -46,9 +44,7 @@ def test_run_process_plays_every_ablation_on_the_same_held_out_worlds():
 
 
 def test_bench_process_prints_one_json_object(capsys):
-    spec = importlib.util.spec_from_file_location("bench_perception", REPO / "bench" / "perception.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)  # the script's own main, in this process (a subprocess imports torch again)
+    bench = load_script("perception")  # the script's own main, in this process (a subprocess imports torch again)
     assert bench.main(["--process", "--tasks", "mp5_eat_cow", "--episodes", "1", "--ablations", "full",
                        "--view", "first_person", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

@@ -4,12 +4,11 @@ and bench/quality.py): the tables of finished runs, the spread over them, and wh
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from helpers.scripts import run_script
 
 from mineclip.evaluate.judge import SCORE_RULES, judge
 from mineclip.pipeline.quality import (
@@ -20,7 +19,6 @@ from mineclip.pipeline.quality import (
     worst_task,
 )
 
-REPO = Path(__file__).resolve().parents[2]
 TASKS = {"harvest_wood": "programmatic", "drink_water": "programmatic", "find_water": "creative"}
 
 
@@ -94,15 +92,13 @@ def test_quality_refuses_seed_options_without_seeds(tmp_path):
             QualitySettings(**bad)
 
 
-def test_bench_quality_prints_the_report_of_the_library(tmp_path):
+def test_bench_quality_prints_the_report_of_the_library(tmp_path, capsys):
     """bench/quality.py parses its options and prints `quality_report`'s text, nothing of its own."""
     runs = [_finished_run(tmp_path / "a", 0.0), _finished_run(tmp_path / "b", 0.3)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    argv = [sys.executable, str(REPO / "bench" / "quality.py"), "--run", str(runs[0]), "--run", str(runs[1]),
-            "--no-paper-negatives"]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == quality_report(QualitySettings(runs, paper_negatives=False)).text + "\n"
+    code, out, err = run_script("quality", ["--run", str(runs[0]), "--run", str(runs[1]), "--no-paper-negatives"],
+                                capsys)
+    assert code == 0, err
+    assert out == quality_report(QualitySettings(runs, paper_negatives=False)).text + "\n"
 
 
 def test_the_command_prints_the_report_over_seeds_that_finished(tmp_path, capsys):

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers.scripts import run_script
+
 from mineclip.rl.shaping_study import (
     NOT_IN_VIEW,
     canonicalize,
@@ -246,7 +248,7 @@ def test_the_study_measures_the_reward_with_the_window_asked_for(tmp_path):
         study_reward_model(art, window=own.model.max_frames + 1)
 
 
-def test_the_study_can_measure_an_artifact_s_untrained_twin(tmp_path):
+def test_the_study_can_measure_an_artifact_s_untrained_twin(tmp_path, capsys):
     """`--untrained`: the artifact's architecture and window with random weights under the seed (the
     baseline every other table puts beside a trained model), not the artifact's own weights."""
     import torch
@@ -261,15 +263,12 @@ def test_the_study_can_measure_an_artifact_s_untrained_twin(tmp_path):
     first = next(k for k, v in own.model.state_dict().items() if v.ndim >= 2)  # a drawn weight, not a constant
     assert not torch.equal(twin.model.state_dict()[first], own.model.state_dict()[first])
     assert torch.equal(twin.model.state_dict()[first], again.model.state_dict()[first])  # the seed decides
-    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
     out = tmp_path / "shaping.json"
-    argv = [sys.executable, str(REPO / "bench" / "shaping.py"), "--model", f"first_person={art}", "--tasks", "hunt_cow",
-            "--steps", "4", "--num-envs", "2", "--episodes", "1", "--untrained", "--seed", "1", "--out", str(out),
-            "--quiet"]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "(its untrained twin, random weights under seed 1)" in done.stdout
+    code, printed, err = run_script("shaping", ["--model", f"first_person={art}", "--tasks", "hunt_cow", "--steps", "4",
+                                                "--num-envs", "2", "--episodes", "1", "--untrained", "--seed", "1",
+                                                "--out", str(out), "--quiet"], capsys)
+    assert code == 0, printed + err
+    assert "(its untrained twin, random weights under seed 1)" in printed
     assert json.loads(out.read_text())["meta"]["untrained"] == 1
-    refused = subprocess.run([sys.executable, str(REPO / "bench" / "shaping.py"), "--model", art, "--by-distance",
-                              "--untrained"], env=env, capture_output=True, text=True, timeout=150, cwd=tmp_path)
-    assert refused.returncode == 2 and "--untrained is for the shaping study" in refused.stderr
+    code, _, err = run_script("shaping", ["--model", art, "--by-distance", "--untrained"], capsys)
+    assert code == 2 and "--untrained is for the shaping study" in err
