@@ -6,6 +6,7 @@ on the 2-core CI machine, which several tests of refusals paid over and over."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -24,14 +25,18 @@ def load_script(name: str) -> ModuleType:
 
 def run_script(name: str, argv: list[str], capsys) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of `python bench/<name>.py *argv`: `main`'s return value, or the status
-    of the SystemExit it raised (argparse's 2 for a refused option). Torch's thread count, which some
+    of the SystemExit it raised (argparse's 2 for a refused option; a message instead of a number is
+    printed to stderr with status 1, as the interpreter does). Torch's thread count, which some
     scripts set for their run, is restored afterwards."""
     capsys.readouterr()  # what the test printed before is not the script's
     threads = torch.get_num_threads()
     try:
         code = load_script(name).main(argv)
     except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        code = e.code
+        if code is not None and not isinstance(code, int):  # sys.exit("message")
+            print(code, file=sys.stderr)
+            code = 1
     finally:
         torch.set_num_threads(threads)
     out, err = capsys.readouterr()
