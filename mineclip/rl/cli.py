@@ -138,6 +138,12 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     out = Path(args.out)
+    if not args.report_only and args.model != UNTRAINED and not Path(args.model).exists():
+        # every run loads the artifact (its frame features or reward): refuse before a pool of runs fails one by one
+        print(f"mineclip rl: --model {args.model}: no such file or directory (an artifact directory, its "
+              f"model.safetensors, a released .pth, a Lightning .ckpt or a DeepSpeed checkpoint directory, "
+              f"or {UNTRAINED})", file=sys.stderr)
+        return 2
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
     command = "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)

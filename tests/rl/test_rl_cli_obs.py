@@ -38,6 +38,15 @@ def test_first_seed_runs_more_seeds_of_a_study_already_run():
             _configs(*bad)
 
 
+def test_a_missing_model_is_refused_before_any_run_starts(tmp_path, capsys):
+    out = tmp_path / "rl"
+    assert main(["--model", str(tmp_path / "no-such-artifact"), "--out", str(out), "--tasks", "harvest_wood",
+                 "--steps", "64", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "no-such-artifact: no such file or directory" in err and "FAILED" not in err
+    assert not out.exists()  # nothing started, nothing written
+
+
 def test_rl_run_on_symbols_alone_trains_with_the_learned_reward_and_reports_iqm(tmp_path):
     out = tmp_path / "rl"
     argv = ["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood", "--variants",
