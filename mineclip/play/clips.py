@@ -127,11 +127,17 @@ class ClipSettings:
     def __post_init__(self):
         check_view(self.view)
         check_in_view(self.in_view)
-        for name in ("idle_keep", "scenery"):
+        for name in ("idle_keep", "scenery", "misalign", "filler"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
         if self.worlds < 1:  # episodes take the worlds in turn
             raise ValueError(f"worlds is the number of distinct worlds played, at least 1, got {self.worlds}")
+        for name in ("num_clips", "clip_len", "stride"):  # zero or fewer clips was "wrote 0 clips", no reason given
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.episode_len < self.clip_len:
+            raise ValueError(f"episode_len ({self.episode_len}) must be at least clip_len ({self.clip_len}): "
+                             f"a clip is a window of one episode")
 
 
 @dataclass

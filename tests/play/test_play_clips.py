@@ -49,6 +49,28 @@ def test_zero_worlds_are_refused_with_a_clear_error(capsys):
     assert "at least 1, got 0" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("bad, message", [
+    (dict(num_clips=0), "num_clips must be at least 1, got 0"),
+    (dict(num_clips=-5), "num_clips must be at least 1, got -5"),
+    (dict(stride=0), "stride must be at least 1"),
+    (dict(clip_len=0), "clip_len must be at least 1"),
+    (dict(episode_len=8, clip_len=16), "episode_len (8) must be at least clip_len (16)"),
+    (dict(misalign=1.5), "misalign is a probability"),
+    (dict(filler=-0.1), "filler is a probability"),
+])
+def test_settings_that_make_no_clip_are_refused_with_a_clear_error(bad, message):
+    with pytest.raises(ValueError) as e:
+        ClipSettings(**bad)
+    assert message in str(e.value)
+
+
+def test_a_negative_clip_count_is_refused_by_the_command(capsys, tmp_path):
+    # it was "wrote 0 clips in 0 shards", exit 1, no reason given
+    assert main(["clips", "--num-clips", "-5", "--out", str(tmp_path / "clips")]) == 1
+    assert "num_clips must be at least 1, got -5" in capsys.readouterr().err
+    assert not (tmp_path / "clips").exists()
+
+
 def test_weighted_jobs_keep_the_unweighted_worlds_and_agents():
     # weights change which task an episode plays, not its world, agent or seed: the data stay comparable
     plain = plan_episodes(ClipSettings(400, tasks=TASKS))
