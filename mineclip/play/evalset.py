@@ -59,6 +59,14 @@ class EvalsetSettings:
 
     def __post_init__(self):
         check_view(self.view)
+        # none of either was an empty set written without a reason; no worlds, a ZeroDivisionError
+        for name in ("per_label", "worlds"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_attempts is not None and self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1 (or unset), got {self.max_attempts}")
+        if self.tail < 0:
+            raise ValueError(f"tail is the steps recorded after a success, 0 or more, got {self.tail}")
 
 
 @dataclass

@@ -134,6 +134,8 @@ def make_jobs(task_ids: list[str], agents: list[str], episodes: int, purpose: st
     """Episode jobs: each task x agent x episode, on `worlds` world seeds of a purpose's range (reused),
     in a view (`mineclip.sim.view`)."""
     check_view(view)
+    if episodes < 1 or worlds < 1:  # none was an empty file written without a reason; no worlds, a ZeroDivisionError
+        raise ValueError(f"expected at least 1 episode and 1 world, got episodes={episodes} and worlds={worlds}")
     jobs = []
     seeds = world_seeds(purpose, worlds, seed_offset)
     for task_id in task_ids:

@@ -98,3 +98,25 @@ def test_context_tasks_get_failures_that_walk_away_or_come_at_the_other_time_of_
     assert failure_kinds(get_task("find_cow_day"), CONTEXT_FAILURES)[1] == ("scripted", {"time": "night"})
     with pytest.raises(ValueError, match="unknown"):
         record_evalset(tmp_path / "x", EvalsetSettings(["find_a_cow"], 1, failures=("sulking",)), progress=False)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(per_label=0), "per_label must be at least 1, got 0"),
+    (dict(per_label=-1), "per_label must be at least 1, got -1"),
+    (dict(worlds=0), "worlds must be at least 1, got 0"),
+    (dict(max_attempts=0), "max_attempts must be at least 1"),
+    (dict(tail=-1), "tail is the steps recorded after a success"),
+])
+def test_settings_that_record_nothing_are_refused_with_a_clear_error(bad, message):
+    with pytest.raises(ValueError) as e:
+        EvalsetSettings(["harvest_wood"], **bad)
+    assert message in str(e.value)
+
+
+def test_the_command_refuses_them_before_writing(capsys, tmp_path):
+    # --per-label -1 wrote an empty set and exited 0; --worlds 0 was a ZeroDivisionError's traceback
+    for argv, message in ((["--per-label", "-1"], "per_label must be at least 1"),
+                          (["--worlds", "0"], "worlds must be at least 1")):
+        assert main(["evalset", "--tasks", "harvest_wood", "--out", str(tmp_path / "e"), *argv]) == 1
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "e").exists()

@@ -1,6 +1,9 @@
 import json
 
+import pytest
+
 from mineclip.data.video import video_info
+from mineclip.play.cli import main
 from mineclip.play.record import make_jobs, read_jsonl, record
 from mineclip.tasks.world_seeds import purpose_of
 
@@ -23,3 +26,14 @@ def test_record_writes_videos_and_json_lines_in_the_contract_format(tmp_path):
         assert info["frames"] == r["num_steps"] + 1 and (info["height"], info["width"]) == (160, 256)
         json.dumps(r)
     assert {r["label"] for r in recs if r["agent"] == "scripted"} == {1}
+
+
+def test_no_episodes_or_no_worlds_are_refused_with_a_clear_error(capsys, tmp_path):
+    # --episodes -2 wrote an empty file and exited 0; --worlds 0 was a ZeroDivisionError's traceback
+    for kwargs in (dict(episodes=0), dict(episodes=-2), dict(episodes=1, worlds=0)):
+        with pytest.raises(ValueError, match="expected at least 1 episode and 1 world"):
+            make_jobs(["harvest_wood"], ["scripted"], **kwargs)
+    for argv in (["--episodes", "-2"], ["--worlds", "0"]):
+        assert main(["record", "--tasks", "harvest_wood", "--out", str(tmp_path / "r"), *argv]) == 1
+        assert "expected at least 1 episode and 1 world" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
