@@ -86,6 +86,8 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     """The runs `mineclip rl` trains for its arguments."""
     if args.seeds < 1 or args.first_seed < 0:
         raise ValueError(f"expected --seeds >= 1 and --first-seed >= 0, got {args.seeds} and {args.first_seed}")
+    if args.workers < 1:
+        raise ValueError(f"expected --workers >= 1, got {args.workers}")
     tasks = [t for t in args.tasks.split(",") if t]
     variants = [v for v in args.variants.split(",") if v]
     bad = [v for v in variants if v not in VARIANTS]

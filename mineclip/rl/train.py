@@ -45,6 +45,13 @@ class PPOSettings:
     # "mlp", the one-hot view flat into the MLP like the rest
     view_net: str = "conv"
 
+    def __post_init__(self):
+        for name in ("n_steps", "batch_size", "n_epochs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"PPO's {name} must be at least 1, got {getattr(self, name)}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"PPO's learning_rate must be above 0, got {self.learning_rate}")
+
 
 @dataclass
 class RunConfig:
@@ -77,6 +84,12 @@ class RunConfig:
 
     def __post_init__(self):
         check_view(self.view)
+        # none of these was a run that trained or judged nothing and reported NaN, or failed inside each worker
+        for name in ("steps", "num_envs", "stack", "eval_episodes", "worlds"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1 (or unset: the task's own), got {self.max_steps}")
 
     def run_dir(self, out: Path) -> Path:
         return Path(out) / "runs" / self.task / self.variant / f"seed{self.seed}"

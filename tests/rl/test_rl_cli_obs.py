@@ -38,6 +38,27 @@ def test_first_seed_runs_more_seeds_of_a_study_already_run():
             _configs(*bad)
 
 
+@pytest.mark.parametrize("option, value, message", [
+    ("--steps", "0", "steps must be at least 1, got 0"),
+    ("--num-envs", "0", "num_envs must be at least 1, got 0"),
+    ("--eval-episodes", "0", "eval_episodes must be at least 1, got 0"),
+    ("--worlds", "0", "worlds must be at least 1, got 0"),
+    ("--max-steps", "0", "max_steps must be at least 1"),
+    ("--workers", "0", "expected --workers >= 1, got 0"),
+    ("--n-steps", "0", "PPO's n_steps must be at least 1"),
+    ("--batch-size", "-1", "PPO's batch_size must be at least 1"),
+    ("--lr", "0", "PPO's learning_rate must be above 0"),
+])
+def test_settings_that_train_or_judge_nothing_are_refused_before_any_run(option, value, message, tmp_path, capsys):
+    # --steps 0 and --eval-episodes 0 wrote a table of NaN; --num-envs 0 failed in every worker (IndexError)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        _configs(option, value)
+    out = tmp_path / "rl"
+    assert main(["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood", option, value]) == 2
+    assert message in capsys.readouterr().err
+    assert not (out / "runs").exists()
+
+
 def test_a_missing_model_is_refused_before_any_run_starts(tmp_path, capsys):
     out = tmp_path / "rl"
     assert main(["--model", str(tmp_path / "no-such-artifact"), "--out", str(out), "--tasks", "harvest_wood",
