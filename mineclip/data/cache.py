@@ -39,6 +39,11 @@ def check_cache_settings(balance_by: str | None, balance_power: float, text_drop
         check_text_dropout_rare(text_dropout_rare)
 
 
+class NoClipsError(ValueError):
+    """A training source (shards, a folder, a pattern) that yields no readable clip: a path that names
+    nothing, or shards whose every clip failed to decode."""
+
+
 class CachedClips(IterableDataset):
     """Batches drawn from clips decoded once; each epoch is `epoch_length` samples (per rank share)."""
 
@@ -76,7 +81,7 @@ class CachedClips(IterableDataset):
         self.clips: list[list[dict]] = [self._load(src, progress, workers) for src in sources]
         empty = [str(s) for s, c in zip(sources, self.clips) if not c]
         if empty:
-            raise ValueError(f"no readable clips in training source(s): {', '.join(empty)}")
+            raise NoClipsError(f"no readable clips in training source(s): {', '.join(empty)}")
         self.balance_by = balance_by
         # per source: cumulative sampling weights of its clips (None: uniform)
         self._cum = [None if balance_by is None else _balanced_cum_weights(c, balance_by[5:], balance_power)

@@ -125,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run `fit`, `validate`, ... as LightningCLI does; returns 0 on success, 1 on a failed run."""
     from mineclip.allocator import keep_freed_memory
 
+    from mineclip.data.cache import NoClipsError
+
     from .callbacks import NonFiniteLossError
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     keep_freed_memory()  # ~1.2x the CPU step: no mmap/munmap of activation buffers per step
     try:
         cli = build_cli(compose_config_args(argv))
-    except (ConfigError, NonFiniteLossError) as e:
+    except (ConfigError, NonFiniteLossError, NoClipsError) as e:
         print(f"mineclip train: {e}", file=sys.stderr)
         return 1
     except SystemExit as e:  # --help, parse errors

@@ -34,6 +34,17 @@ def test_fast_dev_run_of_the_tiny_config_on_shards(shards, tmp_path, recwarn):
     assert not [w for w in recwarn if "args parameter" in str(w.message)]  # pytest's own argv is hidden
 
 
+def test_training_shards_that_name_nothing_end_the_run_with_one_line(tmp_path, capsys):
+    # it was a traceback through Lightning's fit, the reason at its bottom
+    missing = str(tmp_path / "nowhere" / "train-{000000..000001}.tar")
+    argv = ["fit", "--config", "tiny", "--model.model_config", MICRO, "--data.init_args.train_urls", missing,
+            "--trainer.max_epochs", "1", "--trainer.default_root_dir", str(tmp_path / "run")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert f"mineclip train: no readable clips in training source(s): {missing}" in err
+    assert "Traceback" not in err
+
+
 def test_tiny_config_trains_validates_and_writes_checkpoints_logs_and_config(shards, tmp_path):
     # 3 epochs of 4 steps: enough for one full window of the throughput monitor
     rc = main(cli_args("tiny", shards, tmp_path, "--trainer.max_epochs", "3", "--model.warmup_steps", "2", "--trainer.log_every_n_steps", "1"))
