@@ -66,6 +66,8 @@ class AssistSession:
                  view: str = DEFAULT_VIEW):
         if not 0 <= int(world_seed) < 2 ** 32:
             raise ValueError(f"expected a world seed from 0 to 2**32 - 1, got {world_seed}")
+        if int(max_steps) < 1:  # none left every command pending for ever ("0 steps so far")
+            raise ValueError(f"max_steps is the world steps one message may take, at least 1, got {max_steps}")
         self.world_seed = int(world_seed)
         self.max_steps = int(max_steps)
         self.view_name = check_view(view)

@@ -29,6 +29,15 @@ def test_bad_input_still_answers_and_exits_zero(capsys):
         assert code == 0 and d["reply"] and d["success"] is False and d["steps"] == 0
 
 
+def test_a_step_budget_below_one_is_refused(capsys):
+    # it was accepted, and every command stayed pending with "0 steps so far"
+    for steps in ("0", "-3"):
+        assert main(["assist", "--command", "chop a tree", "--world-seed", "1000", "--max-steps", steps, "--json"]) == 1
+        captured = capsys.readouterr()
+        assert f"max_steps is the world steps one message may take, at least 1, got {steps}" in captured.err
+        assert captured.out == ""
+
+
 def test_a_multi_turn_exchange_with_the_judge(capsys, micro_artifact):
     code, out = _run(capsys, "--command", "place a stone", "--command", "undo", "--world-seed", "1001",
                      "--model", str(micro_artifact), "--json")
