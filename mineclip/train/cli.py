@@ -124,7 +124,6 @@ def compose_config_args(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run `fit`, `validate`, ... as LightningCLI does; returns 0 on success, 1 on a failed run."""
     from mineclip.allocator import keep_freed_memory
-
     from mineclip.data.cache import NoClipsError
 
     from .callbacks import NonFiniteLossError
