@@ -140,12 +140,17 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     out = Path(args.out)
-    if not args.report_only and args.model != UNTRAINED and not Path(args.model).exists():
-        # every run loads the artifact (its frame features or reward): refuse before a pool of runs fails one by one
-        print(f"mineclip rl: --model {args.model}: no such file or directory (an artifact directory, its "
-              f"model.safetensors, a released .pth, a Lightning .ckpt or a DeepSpeed checkpoint directory, "
-              f"or {UNTRAINED})", file=sys.stderr)
-        return 2
+    if not args.report_only and args.model != UNTRAINED:
+        # every run loads the artifact (its frame features or reward): the checkpoint dispatcher tells a path
+        # that is no checkpoint before a pool of runs fails on it one by one
+        from mineclip.model.load import checkpoint_kind
+        from mineclip.model.safe_load import CheckpointError
+
+        try:
+            checkpoint_kind(args.model)
+        except CheckpointError as e:
+            print(f"mineclip rl: --model: {e} (or {UNTRAINED})", file=sys.stderr)
+            return 2
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
     command = "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)

@@ -61,11 +61,17 @@ def test_settings_that_train_or_judge_nothing_are_refused_before_any_run(option,
 
 def test_a_missing_model_is_refused_before_any_run_starts(tmp_path, capsys):
     out = tmp_path / "rl"
-    assert main(["--model", str(tmp_path / "no-such-artifact"), "--out", str(out), "--tasks", "harvest_wood",
+    missing = tmp_path / "no-such-artifact"
+    assert main(["--model", str(missing), "--out", str(out), "--tasks", "harvest_wood",
                  "--steps", "64", "--workers", "1"]) == 2
     err = capsys.readouterr().err
-    assert "no-such-artifact: no such file or directory" in err and "FAILED" not in err
+    assert f"mineclip rl: --model: checkpoint not found: {missing}" in err and "FAILED" not in err
     assert not out.exists()  # nothing started, nothing written
+    # a folder that holds no checkpoint is refused the same way, by the same dispatcher
+    (tmp_path / "empty").mkdir()
+    assert main(["--model", str(tmp_path / "empty"), "--out", str(out), "--tasks", "harvest_wood"]) == 2
+    assert "neither an artifact" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_rl_run_on_symbols_alone_trains_with_the_learned_reward_and_reports_iqm(tmp_path):
