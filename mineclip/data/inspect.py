@@ -13,7 +13,7 @@ import numpy as np
 from mineclip.extras import pyplot
 
 from .extract import count_tokens
-from .reader import SkipCounter, expand_urls, shard_samples
+from .reader import SkipCounter, expand_urls, missing_local_shards, shard_samples
 from .shards import decode_clip
 from .video import VideoDecodeError, uniform_indices
 
@@ -39,6 +39,11 @@ def inspect_shards(shards: str, out: str | Path | None = None, num_clips: int = 
     from tqdm import tqdm
 
     urls = expand_urls(shards)
+    missing = missing_local_shards(urls)
+    if missing:  # read on, they were a warning and "0 samples" with the reason scrolled away
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise FileNotFoundError(f"no such shard file: {shown} (expected a brace pattern, '::'-joined patterns "
+                                f"or a shard folder with manifest.json)")
     counter = SkipCounter()
     per_shard: Counter = Counter()
     lengths: list[int] = []

@@ -74,6 +74,11 @@ def expand_urls(urls: str | Sequence[str]) -> list[str]:
     return out
 
 
+def missing_local_shards(urls: Sequence[str]) -> list[str]:
+    """The local paths among `urls` (not pipe:, not scheme://) that name no file: a typo, not a bad shard."""
+    return [u for u in urls if "://" not in u and not u.startswith("pipe:") and not Path(u).is_file()]
+
+
 class SkipCounter:
     """Counts skipped samples by reason in the process that reads them, and warns once per bad shard."""
 

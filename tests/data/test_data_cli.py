@@ -31,3 +31,12 @@ def test_build_and_inspect_end_to_end(tmp_path, narrated_folder, make_video):
 def test_build_fails_cleanly_without_clips(tmp_path, capsys):
     assert main(["build", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "no videos found" in capsys.readouterr().err
+
+
+def test_inspect_names_a_shard_file_that_does_not_exist(tmp_path, capsys):
+    # a typo was a warning, "0 samples" and exit 1, with the reason scrolled past
+    report = tmp_path / "report"
+    assert main(["inspect", str(tmp_path / "shards-{000..001}.tar"), "--out", str(report)]) == 2
+    err = capsys.readouterr().err
+    assert "no such shard file" in err and "shards-000.tar" in err and "shards-001.tar" in err
+    assert not report.exists()  # nothing written for an input that was never read
