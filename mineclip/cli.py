@@ -6,6 +6,7 @@ the arguments wherever they stand before a `--` (`mineclip -v eval ...` = `minec
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import logging
 import sys
@@ -72,6 +73,18 @@ def logging_args(argv: list[str]) -> list[str]:
 def quiet() -> bool:
     """Whether the command line asked for --quiet (commands then show no progress bars)."""
     return _verbosity < 0
+
+
+def count(text: str) -> int:
+    """An argparse type for a number of things that must be at least 1 (processes, seeds, ...): 0 or
+    fewer is refused at the command line, not run as one worker or as nothing."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
+    return value
 
 
 def run_subcommand(parser, argv: list[str] | None, errors: tuple | None = None) -> int:

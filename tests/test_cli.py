@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-from mineclip.cli import COMMANDS, main
+from mineclip.cli import COMMANDS, count, main
 
 
 def _actions(parser: argparse.ArgumentParser):
@@ -84,3 +84,24 @@ def test_verbose_and_quiet_set_the_log_level_wherever_they_stand_before_a_double
     with pytest.raises(SystemExit, match="choose one"):
         logging_args(["-v", "eval", "-q"])
     logging_args([])
+
+
+def test_every_count_of_processes_is_refused_below_one_at_the_command_line():
+    # `mineclip pipeline --workers 0` ran as one worker, `play --workers 0` as all cores
+    found = [(prog, action) for name in COMMANDS if name != "train"
+             for prog, action in _actions(importlib.import_module(COMMANDS[name][0]).build_parser())
+             if action.dest == "workers"]
+    assert len(found) >= 7  # pipeline, rl, data build, play x3, tasks x3
+    for prog, action in found:
+        assert action.type is count, f"{prog} --workers"
+    with pytest.raises(argparse.ArgumentTypeError, match=">= 1, got 0"):
+        count("0")
+    with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
+        count("two")
+    assert count("3") == 3
+
+
+def test_pipeline_workers_zero_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["pipeline", "--workers", "0", "--until", "clips"])
+    assert exit_.value.code == 2 and "expected a whole number >= 1, got 0" in capsys.readouterr().err

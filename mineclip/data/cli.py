@@ -8,6 +8,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from mineclip.cli import count
 from mineclip.data.extract import ExtractSettings, load_keywords
 
 
@@ -37,7 +38,7 @@ def _build_parser(sub) -> None:
     p.add_argument("--encoding", choices=("mp4", "raw"), default="mp4", help="clip members: H.264 mp4 or raw uint8 npy (default: %(default)s)")
     p.add_argument("--prefix", default="train", help="shard name prefix: <prefix>-000000.tar")
     p.add_argument("--max-shard-mb", type=float, default=256.0, help="size cap per shard")
-    p.add_argument("--workers", type=int, default=1, help="processes over videos")
+    p.add_argument("--workers", type=count, default=1, help="processes over videos")
     p.add_argument("--part", type=_part, metavar="I/N", help="build only part I of N (I counts from 0, e.g. "
                    "$SLURM_ARRAY_TASK_ID/16): the videos at positions I, I+N, ... of the input sorted by name; "
                    "combine the parts with `mineclip data merge OUT`")

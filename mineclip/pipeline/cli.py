@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mineclip.cli import count
+
 if TYPE_CHECKING:
     from .presets import Preset
     from .quality import QualitySettings
@@ -65,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "runs in it too")
     ap.add_argument("--out", default=None, help="run folder (default: runs/<preset>, runs/<preset>-<view> for "
                                                 "another view than the default)")
-    ap.add_argument("--workers", type=int, default=2, help="processes for play and data loading")
+    ap.add_argument("--workers", type=count, default=2, help="processes for play and data loading")
     ap.add_argument("--force", action="store_true", help="redo every stage even if its output exists")
     ap.add_argument("--train-arg", action="append", default=[], type=parse_override, metavar="--KEY=VALUE",
                     help="a training option on top of the preset's, e.g. --train-arg=--trainer.max_epochs=2 or "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mineclip.cli import count
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 from mineclip.tasks.scenes import IN_VIEW
@@ -92,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--tasks", help="comma-separated task ids or 'all' (default: all)")
         s.add_argument("--category", help="only the tasks of this category")
         s.add_argument("--out", default=out_default, help=f"output folder (default: {out_default})")
-        s.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+        s.add_argument("--workers", type=count, default=None, help="processes (default: all cores)")
         s.add_argument("--worlds", type=int, default=worlds, help=f"distinct worlds played (default: {worlds})")
         s.add_argument("--view", default=DEFAULT_VIEW, choices=VIEWS,
                        help=f"what the videos show and the agents' controls: from above or the player's eyes "

@@ -16,6 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from mineclip.cli import count
 from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 from mineclip.tasks.negatives import POLICIES
 
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--view-net", default=PPOSettings.view_net, choices=["conv", "mlp"],
                    help="with symbolic input: a small convolution over the local window of symbols, or the "
                         "one-hot window flat into the MLP (not the frame's --view)")
-    p.add_argument("--workers", type=int, default=2, help="runs trained in parallel (processes, 1 thread each)")
+    p.add_argument("--workers", type=count, default=2, help="runs trained in parallel (processes, 1 thread each)")
     p.add_argument("--force", action="store_true", help="re-run runs that already have a result")
     p.add_argument("--report-only", action="store_true", help="only rebuild the table from DIR/runs")
     return p
@@ -86,8 +87,6 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
     """The runs `mineclip rl` trains for its arguments."""
     if args.seeds < 1 or args.first_seed < 0:
         raise ValueError(f"expected --seeds >= 1 and --first-seed >= 0, got {args.seeds} and {args.first_seed}")
-    if args.workers < 1:
-        raise ValueError(f"expected --workers >= 1, got {args.workers}")
     tasks = [t for t in args.tasks.split(",") if t]
     variants = [v for v in args.variants.split(",") if v]
     bad = [v for v in variants if v not in VARIANTS]

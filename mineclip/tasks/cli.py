@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from mineclip.cli import count
+
 SHORT = {"time": "time", "effort": "effort", "planning": "plan", "intricacy": "intric", "creativity": "creat",
          "novelty": "novel", "overall": "all"}
 
@@ -213,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--recompute", action="store_true", help="play the demonstrations and recalibrate the cache")
     s.add_argument("--tasks", help="comma-separated task ids to re-measure (default: every task)")
     s.add_argument("--episodes", type=int, default=4, help="demonstration worlds per demonstrator")
-    s.add_argument("--workers", type=int, default=1, help="processes playing the demonstrations")
+    s.add_argument("--workers", type=count, default=1, help="processes playing the demonstrations")
     s.add_argument("--ratings", default=None, metavar="FILE",
                    help="people's ratings (what `mineclip label` writes, e.g. OUT.ratings.jsonl) that replace the "
                         "intricacy, creativity and novelty proxies of the tasks they rate, with --recompute")
@@ -225,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--worlds", type=int, default=3, help="validation worlds per task")
     s.add_argument("--min-success", type=float, default=2 / 3,
                    help="share of the validation worlds the scripted agent must solve (default 2/3)")
-    s.add_argument("--workers", type=int, default=1, help="processes playing the validation episodes")
+    s.add_argument("--workers", type=count, default=1, help="processes playing the validation episodes")
     s.set_defaults(fn=_cmd_generate)
 
     s = sub.add_parser("space", help="the task-space map (PNG) and the control and planning benchmarks")
@@ -239,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--record", metavar="OUT", help="record trajectories of the benchmark's tasks into OUT")
     s.add_argument("--agents", default="scripted", help="comma-separated agents to record (with --record)")
     s.add_argument("--episodes", type=int, default=4, help="episodes per task and agent (with --record)")
-    s.add_argument("--workers", type=int, default=1, help="recording processes (with --record)")
+    s.add_argument("--workers", type=count, default=1, help="recording processes (with --record)")
     s.add_argument("--view", default=None,
                    help="what the recorded videos show and the agents' controls, a view of mineclip.sim.view (with "
                         "--record; default: the top view)")

@@ -44,7 +44,6 @@ def test_first_seed_runs_more_seeds_of_a_study_already_run():
     ("--eval-episodes", "0", "eval_episodes must be at least 1, got 0"),
     ("--worlds", "0", "worlds must be at least 1, got 0"),
     ("--max-steps", "0", "max_steps must be at least 1"),
-    ("--workers", "0", "expected --workers >= 1, got 0"),
     ("--n-steps", "0", "PPO's n_steps must be at least 1"),
     ("--batch-size", "-1", "PPO's batch_size must be at least 1"),
     ("--lr", "0", "PPO's learning_rate must be above 0"),
