@@ -97,8 +97,15 @@ def run_subcommand(parser, argv: list[str] | None, errors: tuple | None = None) 
     try:
         return int(args.fn(args) or 0)
     except errors as e:
-        print(f"{parser.prog}: {e}", file=sys.stderr)
+        print(f"{parser.prog}: {error_message(e)}", file=sys.stderr)
         return 1
+
+
+def error_message(e: BaseException) -> str:
+    """What an error says, for one line on stderr: a KeyError's message without the quotes its str() adds."""
+    if isinstance(e, KeyError) and len(e.args) == 1 and isinstance(e.args[0], str):
+        return e.args[0]
+    return str(e)
 
 
 def usage() -> str:

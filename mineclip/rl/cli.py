@@ -16,7 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from mineclip.cli import count
+from mineclip.cli import count, error_message
 from mineclip.sim.view import DEFAULT_VIEW, VIEWS
 from mineclip.tasks.negatives import POLICIES
 
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             configs = run_configs(args, artifact)
         except (ValueError, KeyError) as e:
-            print(f"mineclip rl: {e}", file=sys.stderr)
+            print(f"mineclip rl: {error_message(e)}", file=sys.stderr)
             return 2
         print(f"{len(configs)} runs, {args.steps:,} steps each, {args.workers} worker(s); artifact {artifact}")
         done = run_all(configs, out, args.workers, args.force)
