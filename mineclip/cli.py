@@ -76,8 +76,8 @@ def quiet() -> bool:
 
 
 def count(text: str) -> int:
-    """An argparse type for a number of things that must be at least 1 (processes, seeds, ...): 0 or
-    fewer is refused at the command line, not run as one worker or as nothing."""
+    """An argparse type for a number of things that must be at least 1 (every `--workers`): 0 or fewer
+    is refused at the command line, not run as one worker or as all cores."""
     try:
         value = int(text)
     except ValueError:

@@ -40,7 +40,7 @@ def inspect_shards(shards: str, out: str | Path | None = None, num_clips: int = 
 
     urls = expand_urls(shards)
     missing = missing_local_shards(urls)
-    if missing:  # read on, they were a warning and "0 samples" with the reason scrolled away
+    if missing:  # a typo was a warning scrolled past "0 samples"; now it stops before anything is read or written
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise FileNotFoundError(f"no such shard file: {shown} (expected a brace pattern, '::'-joined patterns "
                                 f"or a shard folder with manifest.json)")
