@@ -83,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
-    """The runs `mineclip rl` trains for its arguments."""
+def run_configs(args: argparse.Namespace, artifact: str, load_reward: bool = True) -> list[RunConfig]:
+    """The runs `mineclip rl` trains for its arguments; with `load_reward` False, the checks that need
+    no artifact on disk only (the pre-flight before anything is written)."""
     if args.seeds < 1 or args.first_seed < 0:
         raise ValueError(f"expected --seeds >= 1 and --first-seed >= 0, got {args.seeds} and {args.first_seed}")
     tasks = [t for t in args.tasks.split(",") if t]
@@ -107,7 +108,7 @@ def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                          max_steps=args.max_steps, worlds=args.worlds, ppo=ppo, view=args.view)
                for s in range(args.first_seed, args.first_seed + args.seeds) for t in tasks for v in variants]
-    if args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
+    if load_reward and args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
         from .train import learned_reward, reward_model
 
         for cfg in {c.task: c for c in configs if c.variant == "mineclip"}.values():
@@ -149,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
             checkpoint_kind(args.model)
         except CheckpointError as e:
             print(f"mineclip rl: --model: {e} (or {UNTRAINED})", file=sys.stderr)
+            return 2
+    if not args.report_only:
+        try:  # a typo in a task or setting is refused before OUT (and the untrained artifact) is written
+            run_configs(args, args.model, load_reward=False)
+        except (ValueError, KeyError) as e:
+            print(f"mineclip rl: {error_message(e)}", file=sys.stderr)
             return 2
     out.mkdir(parents=True, exist_ok=True)
     artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model

@@ -55,7 +55,14 @@ def test_settings_that_train_or_judge_nothing_are_refused_before_any_run(option,
     out = tmp_path / "rl"
     assert main(["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood", option, value]) == 2
     assert message in capsys.readouterr().err
-    assert not (out / "runs").exists()
+    assert not out.exists()  # not even the untrained artifact
+
+
+def test_an_unknown_task_is_refused_before_anything_is_written(tmp_path, capsys):
+    out = tmp_path / "rl"
+    assert main(["--model", "untrained-tiny", "--out", str(out), "--tasks", "harvest_wood,harvest_wod"]) == 2
+    assert capsys.readouterr().err.startswith("mineclip rl: unknown task 'harvest_wod'")
+    assert not out.exists()
 
 
 def test_a_missing_model_is_refused_before_any_run_starts(tmp_path, capsys):
