@@ -83,9 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def run_configs(args: argparse.Namespace, artifact: str, load_reward: bool = True) -> list[RunConfig]:
-    """The runs `mineclip rl` trains for its arguments; with `load_reward` False, the checks that need
-    no artifact on disk only (the pre-flight before anything is written)."""
+def run_configs(args: argparse.Namespace, artifact: str) -> list[RunConfig]:
+    """The runs `mineclip rl` trains for its arguments (checked without reading the artifact)."""
     if args.seeds < 1 or args.first_seed < 0:
         raise ValueError(f"expected --seeds >= 1 and --first-seed >= 0, got {args.seeds} and {args.first_seed}")
     tasks = [t for t in args.tasks.split(",") if t]
@@ -108,12 +107,17 @@ def run_configs(args: argparse.Namespace, artifact: str, load_reward: bool = Tru
                          eval_episodes=args.eval_episodes, eval_deterministic=args.eval_deterministic,
                          max_steps=args.max_steps, worlds=args.worlds, ppo=ppo, view=args.view)
                for s in range(args.first_seed, args.first_seed + args.seeds) for t in tasks for v in variants]
-    if load_reward and args.reward_mode in PROXIMITY_REWARD_MODES and "mineclip" in variants:
-        from .train import learned_reward, reward_model
-
-        for cfg in {c.task: c for c in configs if c.variant == "mineclip"}.values():
-            learned_reward(cfg, reward_model(artifact))  # no head, or a target it cannot see: fail before training
     return configs
+
+
+def check_learned_reward(configs: list[RunConfig], artifact: str) -> None:
+    """Build the proximity reward of every task that trains with it: an artifact with no head, or a
+    target its head cannot see, fails here, before training."""
+    from .train import learned_reward, reward_model
+
+    for cfg in {c.task: c for c in configs if c.variant == "mineclip"
+                and c.reward_mode in PROXIMITY_REWARD_MODES}.values():
+        learned_reward(cfg, reward_model(artifact))
 
 
 def _commands_stored(out: Path) -> list[str]:
@@ -136,7 +140,7 @@ def _commands_that_ran(out: Path) -> list[str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     from .table import markdown, write_report
-    from .runs import UNTRAINED, artifact_meta, run_all, untrained_artifact
+    from .runs import UNTRAINED, artifact_meta, run_all, untrained_artifact, untrained_artifact_path
 
     args = build_parser().parse_args(argv)
     out = Path(args.out)
@@ -151,14 +155,16 @@ def main(argv: list[str] | None = None) -> int:
         except CheckpointError as e:
             print(f"mineclip rl: --model: {e} (or {UNTRAINED})", file=sys.stderr)
             return 2
+    artifact = untrained_artifact_path(out) if args.model == UNTRAINED else args.model
     if not args.report_only:
         try:  # a typo in a task or setting is refused before OUT (and the untrained artifact) is written
-            run_configs(args, args.model, load_reward=False)
+            configs = run_configs(args, artifact)
         except (ValueError, KeyError) as e:
             print(f"mineclip rl: {error_message(e)}", file=sys.stderr)
             return 2
     out.mkdir(parents=True, exist_ok=True)
-    artifact = untrained_artifact(out) if args.model == UNTRAINED else args.model
+    if args.model == UNTRAINED:
+        untrained_artifact(out)
     command = "mineclip rl " + shlex.join(sys.argv[2:] if argv is None else argv)
     meta = {"command": command, **artifact_meta(artifact)}
     if args.report_only:  # the table's commands are the ones that ran its runs, if they ran them all
@@ -168,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = [c for c in earlier if c != command] + [command]
         meta["view"] = args.view
         try:
-            configs = run_configs(args, artifact)
+            check_learned_reward(configs, artifact)
         except (ValueError, KeyError) as e:
             print(f"mineclip rl: {error_message(e)}", file=sys.stderr)
             return 2

@@ -28,6 +28,11 @@ class RunsResult:
     seconds: float = 0.0
 
 
+def untrained_artifact_path(out: Path) -> str:
+    """Where `untrained_artifact` keeps the untrained model's artifact in `out`."""
+    return str(Path(out) / "untrained-tiny-artifact")
+
+
 def untrained_artifact(out: Path) -> str:
     """An artifact of an untrained tiny model in `out` (for smoke runs; its reward is meaningless)."""
     import torch
@@ -35,7 +40,7 @@ def untrained_artifact(out: Path) -> str:
     from mineclip.model import MineCLIP, get_config
     from mineclip.model.artifact import save_artifact
 
-    path = Path(out) / "untrained-tiny-artifact"
+    path = Path(untrained_artifact_path(out))
     if not (path / "config.json").is_file():
         torch.manual_seed(0)
         save_artifact(MineCLIP(get_config("tiny")), path, source={"kind": "untrained", "name": UNTRAINED})
