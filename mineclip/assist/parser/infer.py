@@ -37,9 +37,11 @@ class Parse:
     problems: list[str] = field(default_factory=list)  # why the network's output was not a valid dictionary
 
 
-def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, info: dict | None = None) -> Path:
+def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, info: dict | None = None,
+                encoder=None, encoder_weight: float = 0.0) -> Path:
     """Write a parser artifact (weights as safetensors, config and training info as JSON); several networks
-    are an ensemble, their weights under `members.K.` and their configs under "members"."""
+    are an ensemble, their weights under `members.K.` and their configs under "members". A fine-tuned
+    `encoder` (`encoder.EncoderParser`) is saved beside them as its deltas, mixed in at `encoder_weight`."""
     from safetensors.torch import save_file
 
     out = Path(out_dir)
@@ -52,6 +54,14 @@ def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, i
         tensors = {f"members.{k}.{name}": v for k, net in enumerate(nets) for name, v in net.state_dict().items()}
         meta = {"config": nets[0].config.to_dict(), "members": [n.config.to_dict() for n in nets], "info": info or {}}
     save_file({k: v.contiguous() for k, v in tensors.items()}, str(out / WEIGHTS))
+    if encoder is not None:
+        from .encoder import save_encoder
+
+        meta["encoder"] = {**save_encoder(encoder, out), "weight": encoder_weight}
+    else:
+        from .encoder import WEIGHTS as ENCODER_WEIGHTS
+
+        (out / ENCODER_WEIGHTS).unlink(missing_ok=True)  # an earlier artifact's encoder is not this parser's
     (out / CONFIG).write_text(json.dumps(meta, indent=1))
     return out
 
@@ -123,16 +133,25 @@ def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[
 
 class LoadedParser:
     """A parser ready to parse messages: one network, or several (an ensemble) whose probabilities are
-    averaged, tag by tag and field by field, before decoding."""
+    averaged, tag by tag and field by field, before decoding; with a fine-tuned sentence encoder
+    (`encoder.EncoderParser`), its tag and kind probabilities are mixed in at `encoder_weight`:
+    (1 - w) networks + w encoder."""
 
-    def __init__(self, network: Parser | Sequence[Parser], info: dict | None = None):
+    def __init__(self, network: Parser | Sequence[Parser], info: dict | None = None, encoder=None,
+                 encoder_weight: float = 0.0):
         self.networks = [n.eval() for n in ([network] if isinstance(network, Parser) else network)]
         if not self.networks:
             raise ValueError("a parser needs at least one network")
         first = self.networks[0].config
         if any(n.config.tags != first.tags or n.config.classes != first.classes for n in self.networks):
             raise ValueError("the networks of an ensemble must predict the same tags and classes")
+        if encoder is not None:
+            if not 0.0 < encoder_weight <= 1.0:
+                raise ValueError(f"the encoder's weight in the mixture is in (0, 1], got {encoder_weight}")
+            if encoder.tags != first.tags or any(encoder.classes[k] != first.classes[k] for k in encoder.classes):
+                raise ValueError("the encoder must predict the networks' tags and classes")
         self.network = self.networks[0]
+        self.encoder, self.encoder_weight = encoder, (encoder_weight if encoder is not None else 0.0)
         self.info = info or {}
 
     @property
@@ -161,7 +180,13 @@ class LoadedParser:
             tag_p = t if tag_p is None else tag_p + t
             class_p = c if class_p is None else {k: class_p[k] + v for k, v in c.items()}
         k = len(self.networks)
-        return tag_p / k, {name: p / k for name, p in class_p.items()}
+        tag_p, class_p = tag_p / k, {name: p / k for name, p in class_p.items()}
+        if self.encoder is None:
+            return tag_p, class_p
+        w = self.encoder_weight
+        enc_tags, enc_classes = self.encoder.probabilities(words)
+        class_p.update({name: (1 - w) * class_p[name] + w * p for name, p in enc_classes.items()})
+        return (1 - w) * tag_p + w * enc_tags, class_p
 
     @torch.inference_mode()
     def _parse_many(self, texts: list[str]) -> list[Parse]:
@@ -215,7 +240,12 @@ def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
         prefix = f"members.{k}." if "members" in meta else ""
         net.load_state_dict({name[len(prefix):]: v for name, v in state.items() if name.startswith(prefix)})
         nets.append(net)
-    return LoadedParser(nets, meta.get("info", {}))
+    encoder = None
+    if "encoder" in meta:
+        from .encoder import load_encoder
+
+        encoder = load_encoder(d, meta["encoder"])
+    return LoadedParser(nets, meta.get("info", {}), encoder, meta.get("encoder", {}).get("weight", 0.0))
 
 
 @lru_cache(maxsize=4)

@@ -18,6 +18,7 @@ from torch import nn
 from ..crowd import load_crowd
 from ..generate import generate_pairs
 from ..semantic_frame import TAGS, flatten, tags_of
+from .encoder import EncoderTraining, encoder_steps, train_encoder
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
@@ -43,6 +44,11 @@ class ParserTraining:
     hidden: int = 96  # GRU units per direction
     kind_weight: float = 0.0  # class weights (count / mean count) ** -kind_weight on the dialogue and action types (0: none)
     members: int = 1  # networks of the ensemble, member k trained with seed + k (its own generated pairs and weights)
+    # a pretrained sentence encoder fine-tuned on member 0's pairs and mixed in at this weight (0: none; the
+    # packaged parser: 0.5), `encoder.EncoderTraining`'s recipe
+    encoder_weight: float = 0.0
+    encoder_epochs: int = 2
+    encoder_steps: int | None = None  # stop its fine-tuning early (tests)
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
     progress: bool = True
 
@@ -50,6 +56,10 @@ class ParserTraining:
         small = {k: v for k, v in (("dim", self.dim), ("hidden", self.hidden)) if v < 1}
         if small:
             raise ValueError(f"expected a positive network size, got {small}")
+        if self.encoder_epochs < 1:
+            raise ValueError(f"the encoder trains for at least one epoch, got {self.encoder_epochs}")
+        if not 0.0 <= self.encoder_weight <= 1.0:
+            raise ValueError(f"the encoder's weight in the mixture is in [0, 1] (0: no encoder), got {self.encoder_weight}")
         unknown = [x for x in self.crowd_splits if x not in ("train", "validation")]
         if unknown or not self.crowd_splits:
             raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
@@ -183,7 +193,10 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
         start = time.time()
         steps_each = s.epochs * ((s.examples + len(crowd_training(s)) * s.crowd_repeat + s.batch_size - 1)
                                  // s.batch_size)
-        bar = tqdm(total=steps_each * s.members, desc="train parser", disable=not s.progress)
+        tuning = _encoder_training(s)
+        pairs_each = s.examples + len(crowd_training(s)) * s.crowd_repeat
+        encoder_total = encoder_steps(pairs_each, tuning) if tuning else 0
+        bar = tqdm(total=steps_each * s.members + encoder_total, desc="train parser", disable=not s.progress)
         nets, seen, losses, steps, generated, crowd = [], set(), [], 0, [], []
         for k in range(s.members):
             net, generated_k, crowd, losses_k, steps_k = _train_network(replace(s, seed=s.seed + k), bar)
@@ -192,10 +205,15 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
             generated = generated or generated_k
             losses = losses or losses_k  # member 0's, as for a single network
             steps += steps_k
+        encoder, encoder_losses = None, []
+        if tuning:
+            pairs = training_pairs(s)[2]
+            encoder, encoder_losses = train_encoder(pairs, [_labels(nets[0], p) for p in pairs], nets[0].config.tags,
+                                                    nets[0].config.classes, tuning, bar)
         bar.close()
         train_seconds = time.time() - start
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
-        parser = LoadedParser(nets)
+        parser = LoadedParser(nets, encoder=encoder, encoder_weight=s.encoder_weight)
         metrics = {"generated_test": evaluate_parser(parser, test),
                    "crowd_validation": evaluate_parser(parser, load_crowd("validation"))}
         if handwritten:
@@ -204,14 +222,24 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
                 "pairs": {"generated": len(generated), "crowd_train": len(crowd)},
                 "first_loss": losses[0] if losses else None, "last_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
                 "parameters": sum(p.numel() for net in nets for p in net.parameters()),
+                "encoder": ({"steps": len(encoder_losses), "first_loss": encoder_losses[0],
+                             "last_loss": sum(encoder_losses[-50:]) / len(encoder_losses[-50:]),
+                             "parameters": sum(p.numel() for p in encoder.parameters())} if encoder else None),
                 "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()},
                 "kind_accuracy": {k: round(v["kind_accuracy"], 4) for k, v in metrics.items()}}
         parser.info = info
         if out_dir is not None:
-            save_parser(nets, out_dir, info)
+            save_parser(nets, out_dir, info, encoder, s.encoder_weight)
         return parser, {**metrics, "info": info}
     finally:
         torch.set_num_threads(old_threads)
+
+
+def _encoder_training(s: ParserTraining):
+    """The encoder's fine-tuning for `s` (seed: member 0's), or None without an encoder."""
+    if s.encoder_weight <= 0:
+        return None
+    return EncoderTraining(epochs=s.encoder_epochs, seed=s.seed, weight=s.encoder_weight, max_steps=s.encoder_steps)
 
 
 def default_out() -> Path:
