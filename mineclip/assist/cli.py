@@ -65,8 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--dim", type=int, default=d.dim, help="word and character n-gram features per word, each")
     t.add_argument("--encoder-weight", type=float, default=d.encoder_weight,
                    help="also fine-tune the pretrained sentence encoder (all-MiniLM-L6-v2, the 'assist' extra) on "
-                        "member 0's pairs and mix its probabilities in at this weight (0: none; the packaged "
+                        "member 0's pairs and mix its kind probabilities in at this weight (0: none; the packaged "
                         "parser: 0.5, about half an hour more on one thread)")
+    t.add_argument("--encoder-tag-weight", type=float, default=d.encoder_tag_weight,
+                   help="the encoder's share of the slot tags (default: --encoder-weight; the packaged parser: 1.0)")
     t.add_argument("--encoder-epochs", type=int, default=d.encoder_epochs, help="the encoder's passes over its pairs")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
     q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
@@ -121,7 +123,7 @@ def _train_parser(a: argparse.Namespace) -> int:
         settings = ParserTraining(examples=a.examples, crowd_repeat=a.crowd_repeat, epochs=a.epochs, seed=a.seed,
                                   members=a.members, kind_weight=a.kind_weight, threads=a.threads,
                                   hidden=a.hidden, dim=a.dim, encoder_weight=a.encoder_weight,
-                                  encoder_epochs=a.encoder_epochs,
+                                  encoder_tag_weight=a.encoder_tag_weight, encoder_epochs=a.encoder_epochs,
                                   crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     except ValueError as e:
         print(f"mineclip assist train-parser: {e}", file=sys.stderr)

@@ -15,12 +15,13 @@ from mineclip.assist.parser.train import ParserTraining, train_parser
 def test_the_encoder_is_mixed_into_the_networks_probabilities():
     parser = cached_parser()
     words = [["go", "to", "the", "nearest", "tree"], ["where", "is", "the", "water"]]
-    w = parser.encoder_weight
+    w, t = parser.encoder_weight, parser.encoder_tag_weight
+    assert (w, t) == (0.5, 1.0)  # the packaged mixture: half the kind, all the tags
     with torch.inference_mode():
         tags, classes = parser._probabilities(words)
         nets_tags, nets_classes = LoadedParser(parser.networks)._probabilities(words)
     enc_tags, enc_classes = parser.encoder.probabilities(words)
-    assert torch.allclose(tags, (1 - w) * nets_tags + w * enc_tags, atol=1e-6)
+    assert torch.allclose(tags, (1 - t) * nets_tags + t * enc_tags, atol=1e-6)
     for name in ("dialogue_type", "action_type"):
         assert torch.allclose(classes[name], (1 - w) * nets_classes[name] + w * enc_classes[name], atol=1e-6)
     # the other fields are the networks' alone
@@ -32,7 +33,7 @@ def test_the_encoder_is_mixed_into_the_networks_probabilities():
 def tuned(tmp_path_factory):
     out = tmp_path_factory.mktemp("parser")
     s = ParserTraining(examples=300, test_examples=50, epochs=1, crowd_repeat=1, encoder_weight=0.5,
-                       encoder_steps=3, progress=False)
+                       encoder_tag_weight=0.75, encoder_steps=3, progress=False)
     parser, metrics = train_parser(s, out)
     return out, parser, metrics
 
@@ -43,7 +44,7 @@ def test_a_fine_tuned_encoder_is_saved_as_its_deltas_and_loads_as_it_was(tuned):
     stored = (out / WEIGHTS).stat().st_size
     assert stored < 15_000_000 < (base_dir() / "model.safetensors").stat().st_size  # deltas, not the whole model
     loaded = load_parser(out)
-    assert loaded.encoder is not None and loaded.encoder_weight == 0.5
+    assert loaded.encoder is not None and (loaded.encoder_weight, loaded.encoder_tag_weight) == (0.5, 0.75)
     words = [["chop", "down", "the", "tree", "on", "your", "left"], ["stop"]]
     trained_tags, trained_classes = parser.encoder.probabilities(words)
     tags, classes = loaded.encoder.probabilities(words)
@@ -67,6 +68,10 @@ def test_the_encoders_weight_is_checked(tuned):
     _, parser, _ = tuned
     with pytest.raises(ValueError, match=r"in \(0, 1\]"):
         LoadedParser(parser.networks, encoder=parser.encoder, encoder_weight=0.0)
+    with pytest.raises(ValueError, match=r"in \(0, 1\]"):
+        LoadedParser(parser.networks, encoder=parser.encoder, encoder_weight=0.5, encoder_tag_weight=1.5)
+    with pytest.raises(ValueError, match="share of the tags"):
+        ParserTraining(encoder_weight=0.5, encoder_tag_weight=-0.1)
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         ParserTraining(encoder_weight=1.5)
     with pytest.raises(ValueError, match="at least one epoch"):

@@ -38,10 +38,11 @@ class Parse:
 
 
 def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, info: dict | None = None,
-                encoder=None, encoder_weight: float = 0.0) -> Path:
+                encoder=None, encoder_weight: float = 0.0, encoder_tag_weight: float | None = None) -> Path:
     """Write a parser artifact (weights as safetensors, config and training info as JSON); several networks
     are an ensemble, their weights under `members.K.` and their configs under "members". A fine-tuned
-    `encoder` (`encoder.EncoderParser`) is saved beside them as its deltas, mixed in at `encoder_weight`."""
+    `encoder` (`encoder.EncoderParser`) is saved beside them as its deltas, mixed in at `encoder_weight`
+    (its tags at `encoder_tag_weight`, by default the same)."""
     from safetensors.torch import save_file
 
     out = Path(out_dir)
@@ -57,7 +58,8 @@ def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, i
     if encoder is not None:
         from .encoder import save_encoder
 
-        meta["encoder"] = {**save_encoder(encoder, out), "weight": encoder_weight}
+        tag_weight = encoder_weight if encoder_tag_weight is None else encoder_tag_weight
+        meta["encoder"] = {**save_encoder(encoder, out), "weight": encoder_weight, "tag_weight": tag_weight}
     else:
         from .encoder import WEIGHTS as ENCODER_WEIGHTS
 
@@ -134,11 +136,11 @@ def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[
 class LoadedParser:
     """A parser ready to parse messages: one network, or several (an ensemble) whose probabilities are
     averaged, tag by tag and field by field, before decoding; with a fine-tuned sentence encoder
-    (`encoder.EncoderParser`), its tag and kind probabilities are mixed in at `encoder_weight`:
-    (1 - w) networks + w encoder."""
+    (`encoder.EncoderParser`), its kind probabilities are mixed in at `encoder_weight`, (1 - w) networks +
+    w encoder, and its tag probabilities at `encoder_tag_weight` (by default the same)."""
 
     def __init__(self, network: Parser | Sequence[Parser], info: dict | None = None, encoder=None,
-                 encoder_weight: float = 0.0):
+                 encoder_weight: float = 0.0, encoder_tag_weight: float | None = None):
         self.networks = [n.eval() for n in ([network] if isinstance(network, Parser) else network)]
         if not self.networks:
             raise ValueError("a parser needs at least one network")
@@ -146,12 +148,17 @@ class LoadedParser:
         if any(n.config.tags != first.tags or n.config.classes != first.classes for n in self.networks):
             raise ValueError("the networks of an ensemble must predict the same tags and classes")
         if encoder is not None:
-            if not 0.0 < encoder_weight <= 1.0:
-                raise ValueError(f"the encoder's weight in the mixture is in (0, 1], got {encoder_weight}")
+            tag_weight = encoder_weight if encoder_tag_weight is None else encoder_tag_weight
+            if not (0.0 < encoder_weight <= 1.0 and 0.0 <= tag_weight <= 1.0):
+                raise ValueError(f"the encoder's weight in the mixture is in (0, 1] (its tags' in [0, 1]), got "
+                                 f"{encoder_weight} and {tag_weight}")
             if encoder.tags != first.tags or any(encoder.classes[k] != first.classes[k] for k in encoder.classes):
                 raise ValueError("the encoder must predict the networks' tags and classes")
         self.network = self.networks[0]
-        self.encoder, self.encoder_weight = encoder, (encoder_weight if encoder is not None else 0.0)
+        self.encoder = encoder
+        self.encoder_weight = encoder_weight if encoder is not None else 0.0
+        self.encoder_tag_weight = (self.encoder_weight if encoder_tag_weight is None else encoder_tag_weight) \
+            if encoder is not None else 0.0
         self.info = info or {}
 
     @property
@@ -183,10 +190,10 @@ class LoadedParser:
         tag_p, class_p = tag_p / k, {name: p / k for name, p in class_p.items()}
         if self.encoder is None:
             return tag_p, class_p
-        w = self.encoder_weight
+        w, t = self.encoder_weight, self.encoder_tag_weight
         enc_tags, enc_classes = self.encoder.probabilities(words)
         class_p.update({name: (1 - w) * class_p[name] + w * p for name, p in enc_classes.items()})
-        return (1 - w) * tag_p + w * enc_tags, class_p
+        return (1 - t) * tag_p + t * enc_tags, class_p
 
     @torch.inference_mode()
     def _parse_many(self, texts: list[str]) -> list[Parse]:
@@ -245,7 +252,8 @@ def load_parser(path: str | os.PathLike | None = None) -> LoadedParser:
         from .encoder import load_encoder
 
         encoder = load_encoder(d, meta["encoder"])
-    return LoadedParser(nets, meta.get("info", {}), encoder, meta.get("encoder", {}).get("weight", 0.0))
+    mix = meta.get("encoder", {})
+    return LoadedParser(nets, meta.get("info", {}), encoder, mix.get("weight", 0.0), mix.get("tag_weight"))
 
 
 @lru_cache(maxsize=4)

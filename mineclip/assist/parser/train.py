@@ -47,6 +47,7 @@ class ParserTraining:
     # a pretrained sentence encoder fine-tuned on member 0's pairs and mixed in at this weight (0: none; the
     # packaged parser: 0.5), `encoder.EncoderTraining`'s recipe
     encoder_weight: float = 0.0
+    encoder_tag_weight: float | None = None  # its share of the tags (None: encoder_weight; the packaged: 1.0)
     encoder_epochs: int = 2
     encoder_steps: int | None = None  # stop its fine-tuning early (tests)
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
@@ -60,6 +61,8 @@ class ParserTraining:
             raise ValueError(f"the encoder trains for at least one epoch, got {self.encoder_epochs}")
         if not 0.0 <= self.encoder_weight <= 1.0:
             raise ValueError(f"the encoder's weight in the mixture is in [0, 1] (0: no encoder), got {self.encoder_weight}")
+        if self.encoder_tag_weight is not None and not 0.0 <= self.encoder_tag_weight <= 1.0:
+            raise ValueError(f"the encoder's share of the tags is in [0, 1], got {self.encoder_tag_weight}")
         unknown = [x for x in self.crowd_splits if x not in ("train", "validation")]
         if unknown or not self.crowd_splits:
             raise ValueError(f"expected crowd splits among 'train' and 'validation' (the test split is never trained "
@@ -213,7 +216,8 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
         bar.close()
         train_seconds = time.time() - start
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
-        parser = LoadedParser(nets, encoder=encoder, encoder_weight=s.encoder_weight)
+        parser = LoadedParser(nets, encoder=encoder, encoder_weight=s.encoder_weight,
+                              encoder_tag_weight=s.encoder_tag_weight)
         metrics = {"generated_test": evaluate_parser(parser, test),
                    "crowd_validation": evaluate_parser(parser, load_crowd("validation"))}
         if handwritten:
@@ -229,7 +233,7 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
                 "kind_accuracy": {k: round(v["kind_accuracy"], 4) for k, v in metrics.items()}}
         parser.info = info
         if out_dir is not None:
-            save_parser(nets, out_dir, info, encoder, s.encoder_weight)
+            save_parser(nets, out_dir, info, encoder, s.encoder_weight, s.encoder_tag_weight)
         return parser, {**metrics, "info": info}
     finally:
         torch.set_num_threads(old_threads)
