@@ -49,12 +49,9 @@ class EncoderTraining:
     warmup: float = 0.06  # share of the steps with a rising learning rate, then a linear fall to 0
     max_length: int = 96  # WordPieces per message (the checks refuse messages over 300 characters)
     seed: int = 0
-    weight: float = 0.5  # its share of the mixture with the networks' probabilities
     max_steps: int | None = None  # stop early (tests)
 
     def __post_init__(self):
-        if not 0.0 < self.weight <= 1.0:
-            raise ValueError(f"the encoder's weight in the mixture is in (0, 1], got {self.weight}")
         if self.epochs < 1 or self.batch_size < 1:
             raise ValueError(f"expected at least one epoch and batch size 1, got {self.epochs} and {self.batch_size}")
 

@@ -243,7 +243,7 @@ def _encoder_training(s: ParserTraining):
     """The encoder's fine-tuning for `s` (seed: member 0's), or None without an encoder."""
     if s.encoder_weight <= 0:
         return None
-    return EncoderTraining(epochs=s.encoder_epochs, seed=s.seed, weight=s.encoder_weight, max_steps=s.encoder_steps)
+    return EncoderTraining(epochs=s.encoder_epochs, seed=s.seed, max_steps=s.encoder_steps)
 
 
 def default_out() -> Path:
