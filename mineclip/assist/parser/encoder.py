@@ -209,13 +209,12 @@ def load_encoder(directory: str | os.PathLike, meta: dict) -> EncoderParser:
         raise ValueError(f"expected an encoder fine-tuned from {MODEL_NAME}, got {meta.get('model')!r}")
     stored = load_file(str(Path(directory) / WEIGHTS))
     model = EncoderParser(meta["tags"], meta["classes"], meta.get("max_length", 96))
-    pretrained = _pretrained()
     state = {}
-    for name, value in model.state_dict().items():
+    for name, value in model.state_dict().items():  # the encoder as just loaded is the pretrained one
         if not name.startswith("enc."):
             state[name] = stored[f"head.{name}"]
             continue
-        base = pretrained[_base_name(name, pretrained)].float()
+        base = value.float()
         if f"d.{name}" in stored:
             state[name] = base + stored[f"d.{name}"]
             continue

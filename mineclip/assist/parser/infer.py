@@ -147,8 +147,8 @@ class LoadedParser:
         first = self.networks[0].config
         if any(n.config.tags != first.tags or n.config.classes != first.classes for n in self.networks):
             raise ValueError("the networks of an ensemble must predict the same tags and classes")
+        tag_weight = encoder_weight if encoder_tag_weight is None else encoder_tag_weight
         if encoder is not None:
-            tag_weight = encoder_weight if encoder_tag_weight is None else encoder_tag_weight
             if not (0.0 < encoder_weight <= 1.0 and 0.0 <= tag_weight <= 1.0):
                 raise ValueError(f"the encoder's weight in the mixture is in (0, 1] (its tags' in [0, 1]), got "
                                  f"{encoder_weight} and {tag_weight}")
@@ -157,8 +157,7 @@ class LoadedParser:
         self.network = self.networks[0]
         self.encoder = encoder
         self.encoder_weight = encoder_weight if encoder is not None else 0.0
-        self.encoder_tag_weight = (self.encoder_weight if encoder_tag_weight is None else encoder_tag_weight) \
-            if encoder is not None else 0.0
+        self.encoder_tag_weight = tag_weight if encoder is not None else 0.0
         self.info = info or {}
 
     @property
