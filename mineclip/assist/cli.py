@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--encoder-tag-weight", type=float, default=d.encoder_tag_weight,
                    help="the encoder's share of the slot tags (default: --encoder-weight; the packaged parser: 1.0)")
     t.add_argument("--encoder-epochs", type=int, default=d.encoder_epochs, help="the encoder's passes over its pairs")
+    t.add_argument("--encoder-members", type=int, default=d.encoder_members,
+                   help="encoders fine-tuned (encoder K with seed + K) and averaged (the packaged parser: 3)")
     t.add_argument("--threads", type=int, default=d.threads, help="CPU threads for training")
     q = sub.add_parser("parse", help="parse messages into action dictionaries (no world)",
                        description="Parse messages, one per line (a file, or stdin), into action dictionaries: one "
@@ -124,6 +126,7 @@ def _train_parser(a: argparse.Namespace) -> int:
                                   members=a.members, kind_weight=a.kind_weight, threads=a.threads,
                                   hidden=a.hidden, dim=a.dim, encoder_weight=a.encoder_weight,
                                   encoder_tag_weight=a.encoder_tag_weight, encoder_epochs=a.encoder_epochs,
+                                  encoder_members=a.encoder_members,
                                   crowd_splits=tuple(x.strip() for x in a.crowd_splits.split(",") if x.strip()))
     except ValueError as e:
         print(f"mineclip assist train-parser: {e}", file=sys.stderr)

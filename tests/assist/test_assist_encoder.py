@@ -7,7 +7,7 @@ import sys
 import pytest
 import torch
 
-from mineclip.assist.parser.encoder import WEIGHTS, base_dir
+from mineclip.assist.parser.encoder import WEIGHTS, EncoderEnsemble, EncoderParser, base_dir
 from mineclip.assist.parser.infer import LoadedParser, cached_parser, load_parser, save_parser
 from mineclip.assist.parser.train import ParserTraining, train_parser
 
@@ -33,33 +33,44 @@ def test_the_encoder_is_mixed_into_the_networks_probabilities():
 def tuned(tmp_path_factory):
     out = tmp_path_factory.mktemp("parser")
     s = ParserTraining(examples=300, test_examples=50, epochs=1, crowd_repeat=1, encoder_weight=0.5,
-                       encoder_tag_weight=0.75, encoder_steps=3, progress=False)
+                       encoder_tag_weight=0.75, encoder_steps=3, encoder_members=2, progress=False)
     parser, metrics = train_parser(s, out)
     return out, parser, metrics
 
 
-def test_a_fine_tuned_encoder_is_saved_as_its_deltas_and_loads_as_it_was(tuned):
+def test_fine_tuned_encoders_are_saved_as_their_deltas_and_load_as_they_were(tuned):
     out, parser, metrics = tuned
-    assert metrics["info"]["encoder"]["steps"] == 3
+    assert metrics["info"]["encoder"]["steps"] == 3 and metrics["info"]["encoder"]["members"] == 2
     stored = (out / WEIGHTS).stat().st_size
-    assert stored < 15_000_000 < (base_dir() / "model.safetensors").stat().st_size  # deltas, not the whole model
+    assert stored < 2 * 15_000_000 < 2 * (base_dir() / "model.safetensors").stat().st_size  # deltas, not models
     loaded = load_parser(out)
-    assert loaded.encoder is not None and (loaded.encoder_weight, loaded.encoder_tag_weight) == (0.5, 0.75)
+    assert isinstance(loaded.encoder, EncoderEnsemble) and len(loaded.encoder.members) == 2
+    assert (loaded.encoder_weight, loaded.encoder_tag_weight) == (0.5, 0.75)
     words = [["chop", "down", "the", "tree", "on", "your", "left"], ["stop"]]
     trained_tags, trained_classes = parser.encoder.probabilities(words)
     tags, classes = loaded.encoder.probabilities(words)
-    assert torch.allclose(tags, trained_tags, atol=2e-3)  # int8 deltas: the same model to a rounding
+    assert torch.allclose(tags, trained_tags, atol=2e-3)  # int8 deltas: the same models to a rounding
     assert torch.allclose(classes["action_type"], trained_classes["action_type"], atol=2e-3)
+    # each member loads its own deltas (encoder K trained with seed + K: other heads, other steps)
+    first, second = (m.probabilities(words)[0] for m in loaded.encoder.members)
+    assert not torch.allclose(first, second, atol=1e-3)
+    assert torch.allclose(tags, (first + second) / 2, atol=1e-6)  # the ensemble reads their mean
     # fine-tuning moved the encoder: it is not the pretrained one with new heads
-    moved = [n for n, p in loaded.encoder.enc.named_parameters() if "layer.5" in n and p.dim() == 2]
-    pretrained = type(loaded.encoder)(loaded.encoder.tags, loaded.encoder.classes).enc.state_dict()
-    assert any(not torch.equal(dict(loaded.encoder.enc.named_parameters())[n], pretrained[n]) for n in moved)
+    member = loaded.encoder.members[0]
+    moved = [n for n, p in member.enc.named_parameters() if "layer.5" in n and p.dim() == 2]
+    pretrained = type(member)(member.tags, member.classes).enc.state_dict()
+    assert any(not torch.equal(dict(member.enc.named_parameters())[n], pretrained[n]) for n in moved)
 
 
-def test_saving_without_an_encoder_drops_an_earlier_one(tuned, tmp_path):
+def test_one_encoder_saves_alone_and_saving_without_one_drops_it(tuned, tmp_path):
     out, parser, _ = tuned
-    save_parser(parser.networks, tmp_path, {}, parser.encoder, 0.5)
+    one = parser.encoder.members[1]
+    save_parser(parser.networks, tmp_path, {}, one, 0.5)
     assert (tmp_path / WEIGHTS).is_file()
+    alone = load_parser(tmp_path).encoder
+    assert isinstance(alone, EncoderParser)
+    words = [["go", "to", "the", "lake"]]
+    assert torch.allclose(alone.probabilities(words)[0], one.probabilities(words)[0], atol=2e-3)
     save_parser(parser.networks, tmp_path, {})  # the networks alone into the same folder
     assert not (tmp_path / WEIGHTS).exists() and load_parser(tmp_path).encoder is None
 
@@ -76,6 +87,8 @@ def test_the_encoders_weight_is_checked(tuned):
         ParserTraining(encoder_weight=1.5)
     with pytest.raises(ValueError, match="at least one epoch"):
         ParserTraining(encoder_weight=0.5, encoder_epochs=0)
+    with pytest.raises(ValueError, match="at least one member"):
+        ParserTraining(encoder_weight=0.5, encoder_members=0)
 
 
 def test_a_parser_whose_encoder_is_not_installed_says_what_to_install(monkeypatch, capsys):

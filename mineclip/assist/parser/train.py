@@ -18,7 +18,7 @@ from torch import nn
 from ..crowd import load_crowd
 from ..generate import generate_pairs
 from ..semantic_frame import TAGS, flatten, tags_of
-from .encoder import EncoderTraining, encoder_steps, train_encoder
+from .encoder import EncoderEnsemble, EncoderTraining, encoder_steps, train_encoder
 from .infer import LoadedParser, save_parser
 from .metrics import parse_metrics
 from .model import PAD, UNK, Parser, ParserConfig
@@ -46,10 +46,11 @@ class ParserTraining:
     kind_weight: float = 0.0  # class weights (count / mean count) ** -kind_weight on the dialogue and action types (0: none)
     members: int = 1  # networks of the ensemble, member k trained with seed + k (its own generated pairs and weights)
     # a pretrained sentence encoder fine-tuned on member 0's pairs and mixed in at this weight (0: none; the
-    # packaged parser: 0.5), `encoder.EncoderTraining`'s recipe
+    # packaged parser: 0.5, with encoder_members=3), `encoder.EncoderTraining`'s recipe
     encoder_weight: float = 0.0
     encoder_tag_weight: float | None = None  # its share of the tags (None: encoder_weight; the packaged: 1.0)
     encoder_epochs: int = 2
+    encoder_members: int = 1  # encoders fine-tuned (encoder k with seed + k) and averaged (the packaged: 3)
     encoder_steps: int | None = None  # stop its fine-tuning early (tests)
     threads: int = 1  # one thread: a small GRU is 20x slower when two threads fight other jobs for 2 cores
     progress: bool = True
@@ -60,6 +61,8 @@ class ParserTraining:
             raise ValueError(f"expected a positive network size, got {small}")
         if self.encoder_epochs < 1:
             raise ValueError(f"the encoder trains for at least one epoch, got {self.encoder_epochs}")
+        if self.encoder_members < 1:
+            raise ValueError(f"an ensemble of encoders needs at least one member, got {self.encoder_members}")
         if not 0.0 <= self.encoder_weight <= 1.0:
             raise ValueError(f"the encoder's weight in the mixture is in [0, 1] (0: no encoder), got {self.encoder_weight}")
         if self.encoder_tag_weight is not None and not 0.0 <= self.encoder_tag_weight <= 1.0:
@@ -192,7 +195,7 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
                                  // s.batch_size)
         tuning = _encoder_training(s)
         pairs_each = s.examples + len(crowd_training(s)) * s.crowd_repeat
-        encoder_total = encoder_steps(pairs_each, tuning) if tuning else 0
+        encoder_total = encoder_steps(pairs_each, tuning) * s.encoder_members if tuning else 0
         bar = tqdm(total=steps_each * s.members + encoder_total, desc="train parser", disable=not s.progress)
         nets, seen, losses, steps, generated, crowd = [], set(), [], 0, [], []
         for k in range(s.members):
@@ -205,8 +208,12 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
         encoder, encoder_losses = None, []
         if tuning:
             pairs = training_pairs(s)[2]
-            encoder, encoder_losses = train_encoder(pairs, [_labels(nets[0], p) for p in pairs], nets[0].config.tags,
-                                                    nets[0].config.classes, tuning, bar)
+            labels = [_labels(nets[0], p) for p in pairs]
+            trained = [train_encoder(pairs, labels, nets[0].config.tags, nets[0].config.classes,
+                                     replace(tuning, seed=tuning.seed + k), bar) for k in range(s.encoder_members)]
+            encoders = [model for model, _ in trained]
+            encoder = encoders[0] if len(encoders) == 1 else EncoderEnsemble(encoders)
+            encoder_losses = trained[0][1]  # encoder 0's, as for the networks
         bar.close()
         train_seconds = time.time() - start
         test = held_out_generated(s.test_examples, s.seed, s.oov, seen)
@@ -220,9 +227,11 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
                 "pairs": {"generated": len(generated), "crowd_train": len(crowd)},
                 "first_loss": losses[0] if losses else None, "last_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
                 "parameters": sum(p.numel() for net in nets for p in net.parameters()),
-                "encoder": ({"steps": len(encoder_losses), "first_loss": encoder_losses[0],
+                "encoder": ({"members": s.encoder_members, "steps": len(encoder_losses),  # each encoder's
+                             "first_loss": encoder_losses[0],
                              "last_loss": sum(encoder_losses[-50:]) / len(encoder_losses[-50:]),
-                             "parameters": sum(p.numel() for p in encoder.parameters())} if encoder else None),
+                             "parameters": sum(p.numel() for m in encoders for p in m.parameters())}
+                            if encoder else None),
                 "exact_match": {k: round(v["exact_match"], 4) for k, v in metrics.items()},
                 "kind_accuracy": {k: round(v["kind_accuracy"], 4) for k, v in metrics.items()}}
         parser.info = info
@@ -234,7 +243,8 @@ def train_parser(settings: ParserTraining, out_dir: str | os.PathLike | None = N
 
 
 def _encoder_training(s: ParserTraining):
-    """The encoder's fine-tuning for `s` (seed: member 0's), or None without an encoder."""
+    """The encoder's fine-tuning for `s` (seed: member 0's; encoder k of an ensemble takes seed + k), or None
+    without an encoder."""
     if s.encoder_weight <= 0:
         return None
     return EncoderTraining(epochs=s.encoder_epochs, seed=s.seed, max_steps=s.encoder_steps)
