@@ -41,8 +41,8 @@ def save_parser(parser: Parser | Sequence[Parser], out_dir: str | os.PathLike, i
                 encoder=None, encoder_weight: float = 0.0, encoder_tag_weight: float | None = None) -> Path:
     """Write a parser artifact (weights as safetensors, config and training info as JSON); several networks
     are an ensemble, their weights under `members.K.` and their configs under "members". A fine-tuned
-    `encoder` (`encoder.EncoderParser`, or an `EncoderEnsemble` of them) is saved beside them as its deltas, mixed in at `encoder_weight`
-    (its tags at `encoder_tag_weight`, by default the same)."""
+    `encoder` (`encoder.EncoderParser`, or an `EncoderEnsemble` of them) is saved beside them as its
+    deltas, mixed in at `encoder_weight` (its tags at `encoder_tag_weight`, by default the same)."""
     from safetensors.torch import save_file
 
     out = Path(out_dir)
