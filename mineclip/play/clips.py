@@ -21,6 +21,7 @@ import numpy as np
 
 from .narrate import completion, named_kinds, narrate_episode
 from .record import play_map, run_episode
+from mineclip.counts import require_counts
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.labels import encode_frames
 from mineclip.sim.view import DEFAULT_VIEW, check_view
@@ -132,9 +133,7 @@ class ClipSettings:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
         if self.worlds < 1:  # episodes take the worlds in turn
             raise ValueError(f"worlds is the number of distinct worlds played, at least 1, got {self.worlds}")
-        for name in ("num_clips", "clip_len", "stride"):  # zero or fewer clips was "wrote 0 clips", no reason given
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        require_counts(self, "num_clips", "clip_len", "stride")  # zero or fewer clips was "wrote 0 clips", no reason given
         if self.episode_len < self.clip_len:
             raise ValueError(f"episode_len ({self.episode_len}) must be at least clip_len ({self.clip_len}): "
                              f"a clip is a window of one episode")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mineclip.counts import require_counts
 from mineclip.model.config import CLIP_FRAMES
 from mineclip.sim.view import DEFAULT_VIEW, check_view
 from mineclip.tasks.env import CrafterTaskEnv
@@ -60,9 +61,7 @@ class EvalsetSettings:
     def __post_init__(self):
         check_view(self.view)
         # none of either was an empty set written without a reason; no worlds, a ZeroDivisionError
-        for name in ("per_label", "worlds"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        require_counts(self, "per_label", "worlds")
         if self.max_attempts is not None and self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1 (or unset), got {self.max_attempts}")
         if self.tail < 0:

@@ -13,6 +13,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
+from mineclip.counts import require_counts
 from mineclip.host import host_info
 from mineclip.reward import MODES, RewardModel
 from mineclip.sim.view import DEFAULT_VIEW, check_view
@@ -46,9 +47,7 @@ class PPOSettings:
     view_net: str = "conv"
 
     def __post_init__(self):
-        for name in ("n_steps", "batch_size", "n_epochs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"PPO's {name} must be at least 1, got {getattr(self, name)}")
+        require_counts(self, "n_steps", "batch_size", "n_epochs", owner="PPO's ")
         if not self.learning_rate > 0:
             raise ValueError(f"PPO's learning_rate must be above 0, got {self.learning_rate}")
 
@@ -85,9 +84,7 @@ class RunConfig:
     def __post_init__(self):
         check_view(self.view)
         # none of these was a run that trained or judged nothing and reported NaN, or failed inside each worker
-        for name in ("steps", "num_envs", "stack", "eval_episodes", "worlds"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        require_counts(self, "steps", "num_envs", "stack", "eval_episodes", "worlds")
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1 (or unset: the task's own), got {self.max_steps}")
 
