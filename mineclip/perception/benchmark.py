@@ -30,8 +30,8 @@ from .calibrate import (
     save_thresholds,
 )
 from .conditions import conditions_of, level_of
-from .patroller import PERCEIVERS, make_perceiver, patrol
-from .percipient import Percipient, decide
+from .patroller import PERCEIVERS, VIEW_ASPECTS, make_perceiver, patrol
+from .percipient import DECISIONS, Percipient, decide
 
 LEVELS = {1: "easy (1)", 2: "mid (2)", 3: "hard (3)", 4: "complex (4-6)"}
 # who plays the context tasks: the Patroller (its Performer reads the map to approach the target,
@@ -237,6 +237,34 @@ def reliability(percipient: Percipient, frames) -> dict[str, dict]:
     return out
 
 
+SHARE_EDGES = (0.0, 0.005, 0.02, 1.0)  # bins of how much of the frame a thing fills (under 0.5%, 0.5-2%, 2% up)
+
+
+def answers_by_share(percipient: Percipient, frames, edges: tuple[float, ...] = SHARE_EDGES) -> dict[str, list[dict]]:
+    """First person: per condition key about a thing, on the frames whose label says it is in view, the
+    share of yes / unsure / no answers by how much of the frame's world pixels the thing fills
+    (`WorldState.shares`, the renderer's): [{"share": [lo, hi), "frames", "yes", "unsure", "no"}] per bin
+    with frames. The label counts a thing from its first pixel; this says from what size the answers
+    follow it. {} for frames without shares (from above)."""
+    if not frames or any(f.state.shares is None for f in frames):
+        return {}
+    conds = [c for c in probes() if c.aspect in VIEW_ASPECTS]
+    probs = frame_probs(percipient, frames, conds)
+    out: dict[str, list[dict]] = {}
+    for j, c in enumerate(conds):
+        band = percipient.band(c)
+        bins: list[dict] = []
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            idx = [i for i, f in enumerate(frames) if c.seen(f.state) and lo <= f.state.shares.get(c.subject, 0.0)
+                   < (hi if hi < edges[-1] else float("inf"))]
+            if not idx:
+                continue
+            said = [decide(float(probs[i, j]), band)[0] for i in idx]
+            bins.append({"share": [lo, hi], "frames": len(idx), **{a: said.count(a) / len(idx) for a in DECISIONS}})
+        out[c.key] = bins
+    return out
+
+
 def success_table(outcomes: list[dict]) -> dict[str, dict[str, dict]]:
     """perceiver -> level -> {success, interval (Wilson 95%), false_done, missed, episodes, tasks}."""
     from mineclip.tasks.registry import get_task
@@ -322,6 +350,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
     fit_seconds = time.time() - t0
     held_out = collect_frames("perception_eval", s.eval_worlds, seed=s.seed + 1, view=s.view)
     reliab = {name: reliability(p, held_out) for name, (p, _) in models.items()}
+    by_share = {name: answers_by_share(p, held_out) for name, (p, _) in models.items()}
 
     tasks = [get_task(t) for t in s.tasks] if s.tasks else context_tasks()
     worlds = world_seeds("perception_eval", s.episodes)
@@ -329,6 +358,7 @@ def _run_benchmark(s: BenchSettings) -> dict:
     outcomes = play_context(tasks, perceivers, worlds, s.agent, s.placement, s.view, s.progress)
     return {"settings": asdict(s), "thresholds": {n: how for n, (_, how) in models.items()},
             "fit_frames": len(cache.get("fit", [])), "eval_frames": len(held_out), "reliability": reliab,
+            "by_share": by_share,
             "success": success_table(outcomes), "outcomes": outcomes,
             "tasks": {t.id: {"level": level_of(conditions_of(t)), "conditions": [c.key for c in conditions_of(t)],
                              "prompt": t.prompt} for t in tasks},

@@ -28,6 +28,7 @@ def benchmark_tables(result: dict) -> str:
         lines.append(f"| {k} | {rel[names[0]][k]['positives']} | {cells} |")
     means = [f" | | {sum(rel[n][k]['f1'] for k in keys) / len(keys):.2f} | | " for n in names]
     lines.append("| mean F1 | |" + "|".join(means) + "|")
+    lines += share_rows(result.get("by_share") or {})
     succ = result["success"]
     st = result["settings"]
     lines += ["", (f"Success per level ({st['episodes']} episodes per task on held-out worlds, "
@@ -38,11 +39,33 @@ def benchmark_tables(result: dict) -> str:
     return "\n".join(lines)
 
 
+def share_rows(by_share: dict) -> list[str]:
+    """Markdown of `benchmark.answers_by_share` per model (first person; none from above): yes / unsure /
+    no in % of the frames that show the thing, by how much of the frame it fills."""
+    lines: list[str] = []
+    for name, keys in by_share.items():
+        bins = sorted({tuple(b["share"]) for rows in keys.values() for b in rows})
+        if not bins:
+            continue
+        lines += ["", (f"{name}: answers about a thing the frame shows, by how much of the frame it fills "
+                       "(yes / unsure / no %, frames)"), "",
+                  "| condition | " + " | ".join(_share_label(lo, hi) for lo, hi in bins) + " |",
+                  "|---|" + "---|" * len(bins)]
+        for key, rows in keys.items():
+            cell = {tuple(b["share"]): f"{b['yes']:.0%} / {b['unsure']:.0%} / {b['no']:.0%} ({b['frames']})" for b in rows}
+            lines.append(f"| {key} | " + " | ".join(cell.get(b, "-") for b in bins) + " |")
+    return lines
+
+
+def _share_label(lo: float, hi: float) -> str:
+    return f"under {hi:.1%}" if lo == 0 else f"{lo:.1%} and more" if hi >= 1 else f"{lo:.1%}-{hi:.1%}"
+
+
 def benchmark_summary(result: dict) -> dict:
     """A `run_benchmark` result for scripts: per-condition F1 per model, per-level success per
     perceiver, the failure modes, and what was measured on what."""
     return {"reliability_f1": {m: {k: round(v["f1"], 4) for k, v in r.items()} for m, r in result["reliability"].items()},
-            "reliability": result["reliability"],
+            "reliability": result["reliability"], "by_share": result.get("by_share") or {},
             "success": {p: {lv: round(v["success"], 4) for lv, v in levels.items()} for p, levels in result["success"].items()},
             "intervals": {p: {lv: [round(x, 4) for x in v["interval"]] for lv, v in levels.items()}
                           for p, levels in result["success"].items()},

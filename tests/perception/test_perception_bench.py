@@ -36,6 +36,24 @@ def test_bench_prints_the_tables_and_one_json_object(tmp_path):
     assert "Reliability per condition type" in text and "| ground_truth | 100% [21%, 100%]" in text  # Wilson, n = 1
     assert out["intervals"]["ground_truth"]["1"] == [round(x, 4) for x in wilson(1, 1)]
     assert tables_markdown(result, None) == text  # what bench/perception.py --no-judge prints
+    assert result["by_share"] == {"trained": {}, "untrained": {}}  # from above a frame has no shares
+
+
+def test_first_person_answers_are_counted_by_how_much_of_the_frame_a_thing_fills(tmp_path):
+    art = save_artifact(make_micro(resolution=(160, 256)), tmp_path / "artifact", window=2)
+    result = run_benchmark(BenchSettings(str(art), episodes=1, fit_worlds=4, eval_worlds=4, untrained=False,
+                                         tasks=["find_cow_day"], progress=False, view="first_person",
+                                         perceivers=["ground_truth"]))
+    by_share, rel = result["by_share"]["trained"], result["reliability"]["trained"]
+    assert set(by_share) == {k for k in rel if k.split(":")[0] in ("creature", "terrain", "object")}
+    for key, bins in by_share.items():
+        # every frame that shows the thing is in exactly one bin, and each bin's answers are all its frames
+        assert sum(b["frames"] for b in bins) == rel[key]["positives"], key
+        assert all(b["yes"] + b["unsure"] + b["no"] == pytest.approx(1.0) for b in bins)
+        assert all(b["share"][0] < b["share"][1] for b in bins)
+    assert any(bins for bins in by_share.values())
+    assert "answers about a thing the frame shows, by how much of the frame it fills" in benchmark_tables(result)
+    assert benchmark_summary(result)["by_share"] == result["by_share"]
 
 
 def test_the_bench_plays_the_perceivers_it_is_given_and_refuses_an_unknown_one(tmp_path):
