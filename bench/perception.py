@@ -4,6 +4,8 @@
    against the simulator's ground truth on frames of held-out worlds (an unsure answer on a true
    condition counts as a miss), with the share of unsure answers, for the trained artifact and an
    untrained model of the same architecture (each with thresholds fitted on training worlds).
+   In first person, on the same frames, each model's answers about a thing the frame shows by how
+   much of the frame it fills (under 0.5%, 0.5-2%, 2% and more; the label counts it from one pixel).
 2. Success per level (1, 2, 3, 4-6 conditions) of the Patroller on the context tasks, over
    `--episodes` held-out worlds per task, with three perceivers on the same worlds: the simulator's
    ground truth (the upper bound), the learned model condition by condition (active), and the
